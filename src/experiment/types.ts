@@ -1,0 +1,94 @@
+// The data a run produces: plain JSON-able records, so a result can be saved, diffed and reloaded.
+import type { TraceRecord } from "../kernel/trace";
+
+export interface TaskStats {
+  pid: number;
+  comm: string;
+  /** Workload-defined role ("hog", "netperf", "netserver", "worker"...). */
+  role: string;
+  policy: "normal" | "fifo" | "rr" | "batch" | "idle";
+  nice: number;
+  rtPriority: number;
+  runtimeNs: number;       // sum_exec_runtime
+  waitNs: number;          // runnable but not running
+  sleepNs: number;
+  switches: number;        // nvcsw + nivcsw
+  voluntarySwitches: number;
+  involuntarySwitches: number;
+  migrations: number;
+  wakeups: number;
+  lastCpu: number;
+  /** Workload counters (loop counts, messages sent...). */
+  counters: Record<string, number>;
+}
+
+export interface CpuStats {
+  cpu: number;
+  online: boolean;
+  idleNs: number;
+  busyNs: number;
+  contextSwitches: number;
+  ipisReceived: number;
+}
+
+export interface BalanceLevelStats {
+  passes: number;
+  balanced: number;
+  failed: number;
+  tasksMoved: number;
+  activeBalances: number;
+}
+
+export interface SchedCounters {
+  contextSwitches: number;
+  /** Migrations by reason (see MigrationReason). */
+  migrations: Record<string, number>;
+  /** Load-balance outcome per domain level name ("MC", "DIE", ...) and idle type. */
+  balance: Record<string, BalanceLevelStats>;
+  /** Wakeups by where they were placed ("prev", "waker", "idle_sibling", ...). */
+  wakePlacement: Record<string, number>;
+  /** Wakeups by path ("local", "remote_lock", "wakelist", "wakelist_on_cpu"...). */
+  wakePath: Record<string, number>;
+  ipis: Record<string, number>;
+  /** rq-lock acquisitions and time spent waiting, by path. */
+  rqLock: Record<string, { acquisitions: number; waitNs: number }>;
+  /** Everything else the kernel counts (rt pushes, stopper runs...). */
+  other: Record<string, number>;
+}
+
+export interface IterationResult {
+  variant: string;
+  iteration: number;
+  seed: string;
+  durationNs: number;
+  /** The workload's figures, under the benchmark's own names. */
+  metrics: Record<string, number>;
+  /** Distributions and time series (latency samples, per-interval values...). */
+  series: Record<string, number[]>;
+  tasks: TaskStats[];
+  cpus: CpuStats[];
+  sched: SchedCounters;
+  /** Number of simulation events processed. */
+  events: number;
+  trace?: TraceRecord[];
+}
+
+/** A JSON description of what was run, enough to run it again. */
+export interface ExperimentSpec {
+  machine: string | Record<string, unknown>;
+  offline: number[];
+  era: string;
+  workload: { name: string; params: Record<string, unknown> };
+  variants: Record<string, string[]>; // variant -> patch names
+  iterations: number;
+  seed: string;
+  durationNs: number;
+  warmupNs: number;
+  tunables: Record<string, number>;
+}
+
+export interface ResultsData {
+  schedlab: string; // version
+  spec: ExperimentSpec;
+  iterations: IterationResult[];
+}

@@ -1,0 +1,17 @@
+// Trace records the kernel emits when tracing is on; exported as ftrace text by src/report.
+
+export type TraceRecord =
+  | {
+      type: "sched_switch"; t: number; cpu: number;
+      prevComm: string; prevPid: number; prevPrio: number; prevState: "R" | "S" | "D" | "X";
+      nextComm: string; nextPid: number; nextPrio: number;
+    }
+  | { type: "sched_wakeup"; t: number; cpu: number; comm: string; pid: number; prio: number; targetCpu: number }
+  | {
+      type: "sched_migrate_task"; t: number; cpu: number; comm: string; pid: number; prio: number;
+      origCpu: number; destCpu: number; reason: MigrationReason;
+    };
+
+export type MigrationReason =
+  | "wakeup" | "load_balance" | "active_balance" | "newidle_balance" | "idle_balance"
+  | "rt_push" | "rt_pull" | "hotplug" | "affinity" | "fork";
