@@ -1,0 +1,53 @@
+// Cache warmth and data-transfer costs. A task's working set is warm in the caches of the CPU it
+// last ran on and cools as other tasks' working sets pass through those caches; running it
+// elsewhere costs a refill at the bandwidth of wherever the data now sits. Messages passed
+// between tasks cost a copy whose speed depends on where the producer left the bytes.
+import type { CostModel, Machine, ShareLevel } from "../machine/types";
+import { SHARE_LEVELS } from "../machine/types";
+
+export class CacheModel {
+  private readonly n: number;
+  /** share[a*n+b] = index into SHARE_LEVELS. */
+  constructor(
+    private readonly machine: Machine,
+    private readonly share: Uint8Array,
+  ) {
+    this.n = machine.cpus.length;
+  }
+
+  level(a: number, b: number): ShareLevel {
+    return SHARE_LEVELS[this.share[a * this.n + b]];
+  }
+
+  levelIndex(a: number, b: number): number {
+    return this.share[a * this.n + b];
+  }
+
+  /**
+   * Time to bring a working set of `bytes` back into `cpu`'s caches. `fromCpu` is where it was
+   * warm (-1 = nowhere: memory); `evictedFraction` is how much of it other tasks pushed out.
+   */
+  refillNs(bytes: number, fromCpu: number, cpu: number, evictedFraction: number): number {
+    if (bytes <= 0) return 0;
+    const c = this.machine.costs;
+    if (fromCpu < 0) return bytes / c.memoryBytesPerNs;
+    const lvl = this.level(fromCpu, cpu);
+    const warm = bytes * (1 - Math.min(1, Math.max(0, evictedFraction)));
+    const cold = bytes - warm;
+    // Lines still in a cache at this distance come at that level's bandwidth; the rest from memory.
+    const warmNs = lvl === "same_cpu" ? 0 : warm / c.copyBytesPerNs[lvl];
+    return warmNs + cold / c.memoryBytesPerNs;
+  }
+
+  /** Copy of `bytes` last written by `writerCpu`, read on `readerCpu`: first-line latency + bandwidth. */
+  copyNs(bytes: number, writerCpu: number, readerCpu: number): number {
+    const c: CostModel = this.machine.costs;
+    const lvl = this.level(writerCpu, readerCpu);
+    return c.cacheLineNs[lvl] + bytes / c.copyBytesPerNs[lvl];
+  }
+
+  /** Bytes that fit in the cache a CPU evicts from (its LLC). */
+  cacheBytes(): number {
+    return this.machine.caches.llcBytes;
+  }
+}

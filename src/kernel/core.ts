@@ -1,0 +1,624 @@
+// kernel/sched/core.c: runqueues, activate/deactivate, schedule() and the context switch, the
+// scheduler tick, resched IPIs, and the event loop that drives them. Wakeups live in ttwu.ts and
+// the execution of task programs in exec.ts.
+import type { Machine } from "../machine/types";
+import { shareMatrix } from "../machine/share";
+import { EventQueue } from "../sim/event_queue";
+import { RandomSource } from "../sim/random";
+import type { SchedCounters } from "../experiment/types";
+import { CacheModel } from "./cache";
+import { bump, newCounters } from "./counters";
+import { CFS_POLICY, cfsTiming, DEQUEUE_SLEEP, ENQUEUE_INITIAL, ENQUEUE_WAKEUP, FairClass, type CfsTiming } from "./fair";
+import type { Era, Features, Tunables } from "./features";
+import { Hooks } from "./hooks";
+import { exitLatencyNs, isPolling, recordIdle, selectIdleState } from "./idle";
+import type { TaskApi } from "./ops";
+import type { Policy } from "./prio";
+import { isRtPolicy } from "./prio";
+import { RtClass } from "./rt";
+import { Rq } from "./rq";
+import type { DomainTree } from "./sched_domain";
+import { buildSchedDomains } from "./topology";
+import "./topology_hooks";
+import { Task, TASK_DEAD, TASK_INTERRUPTIBLE, TASK_ON_RQ_QUEUED, TASK_RUNNING } from "./task";
+import type { MigrationReason, TraceRecord } from "./trace";
+import { completeSegment, continueTask, startSegment, stopSegment } from "./exec";
+import { tryToWakeUp, wakeUpNewTask } from "./ttwu";
+import type { Program } from "./ops";
+
+export const EV_RUN_DONE = 1;
+export const EV_TICK = 2;
+export const EV_WAKE_ARRIVE = 3;
+export const EV_RESCHED_IPI = 4;
+export const EV_TIMER = 5;
+export const EV_TIMER_FIRE = 6;
+export const EV_CALLBACK = 7;
+
+export interface KernelConfig {
+  machine: Machine;
+  era: Era;
+  tunables: Tunables;
+  features: Features;
+  hooks: Hooks;
+  seed: string;
+  /** Boot-time online state (defaults to machine.online). */
+  online?: boolean[];
+  trace?: boolean;
+}
+
+export interface SpawnSpec {
+  comm: string;
+  role?: string;
+  program: Program;
+  policy?: Policy;
+  nice?: number;
+  rtPriority?: number;
+  cpus?: number[];
+  /** Start on this CPU instead of fork placement. */
+  cpu?: number;
+  workingSetBytes?: number;
+}
+
+export class Kernel {
+  now = 0;
+  readonly eq = new EventQueue(4096);
+  readonly machine: Machine;
+  readonly era: Era;
+  readonly tunables: Tunables;
+  readonly features: Features;
+  readonly hooks: Hooks;
+  readonly rqs: Rq[];
+  readonly tasks: Task[] = [];
+  readonly counters: SchedCounters = newCounters();
+  readonly random: RandomSource;
+  readonly cache: CacheModel;
+  readonly fair: FairClass;
+  readonly rt: RtClass;
+  domains: DomainTree;
+  cfsTiming: CfsTiming;
+  readonly tickNs: number;
+  /** The CPU whose event is being handled ("smp_processor_id()"). */
+  thisCpu = -1;
+  /** Cost accumulated by kernel work done in the current context, charged to the current task. */
+  chargeNs = 0;
+  events = 0;
+  readonly trace: TraceRecord[] | null;
+  /** Called at every tick of a busy CPU after task_tick (trigger_load_balance goes here). */
+  readonly tickHooks: Array<(rq: Rq) => void> = [];
+  /** Called when a CPU is about to go idle (newidle balance goes here); may enqueue work. */
+  readonly newIdleHooks: Array<(rq: Rq) => void> = [];
+  private readonly callbacks: Array<(() => void) | null> = [];
+  private nextPid = 1;
+  private readonly idleStates;
+
+  constructor(cfg: KernelConfig) {
+    this.machine = cfg.machine;
+    this.era = cfg.era;
+    this.tunables = cfg.tunables;
+    this.features = cfg.features;
+    this.hooks = cfg.hooks;
+    this.random = new RandomSource(cfg.seed);
+    this.trace = cfg.trace ? [] : null;
+    const n = cfg.machine.cpus.length;
+    const online = cfg.online ?? cfg.machine.online;
+    this.rqs = Array.from({ length: n }, (_, i) => new Rq(i));
+    for (let i = 0; i < n; i++) {
+      const rq = this.rqs[i];
+      rq.online = online[i];
+      rq.cpuCapacity = rq.cpuCapacityOrig = cfg.machine.cpus[i].capacity;
+    }
+    this.cache = new CacheModel(cfg.machine, shareMatrix(cfg.machine));
+    this.fair = new FairClass(this);
+    this.fair.policy = CFS_POLICY;
+    this.rt = new RtClass(this);
+    this.idleStates = cfg.machine.idleStates;
+    this.domains = this.buildDomains();
+    this.cfsTiming = cfsTiming(this);
+    this.tickNs = Math.round(1e9 / this.tunables.hz);
+    for (const rq of this.rqs) {
+      rq.idleSince = 0;
+      rq.idleStateIdx = selectIdleState(this.idleStates, rq);
+    }
+  }
+
+  buildDomains(): DomainTree {
+    const online = this.rqs.map((rq) => rq.online);
+    return buildSchedDomains(this.machine, online, this.era, this.hooks.get("topology.group_capacity"));
+  }
+
+  onlineCount(): number {
+    let n = 0;
+    for (const rq of this.rqs) if (rq.online) n++;
+    return n;
+  }
+
+  // ---------------------------------------------------------------- tasks
+
+  spawn(spec: SpawnSpec): Task {
+    const pid = this.nextPid++;
+    const p = new Task(pid, spec.comm, spec.role ?? spec.comm, spec.program, this.rqs.length);
+    const policy = spec.policy ?? "normal";
+    p.setScheduling(policy, spec.nice ?? 0, isRtPolicy(policy) ? spec.rtPriority ?? 1 : 0);
+    if (spec.cpus) p.setAffinity(spec.cpus);
+    p.rtTimeSlice = this.tunables.rr_timeslice_ns;
+    p.workingSetBytes = spec.workingSetBytes ?? 0;
+    const stream = this.random.stream(`task/${spec.comm}/${pid}`);
+    const k = this;
+    const api: TaskApi = {
+      pid,
+      comm: spec.comm,
+      now: () => k.now,
+      cpu: () => p.cpu,
+      random: () => stream.next(),
+      count: (name, n = 1) => {
+        p.counters[name] = (p.counters[name] ?? 0) + n;
+      },
+      workDoneNs: () => k.workDone(p),
+    };
+    p.api = api;
+    p.iter = spec.program(api);
+    this.tasks.push(p);
+    if (spec.cpu !== undefined) {
+      if (!this.rqs[spec.cpu]?.online) throw new Error(`spawn ${spec.comm}: cpu ${spec.cpu} is not an online CPU`);
+      if (!p.cpusAllowed[spec.cpu]) throw new Error(`spawn ${spec.comm}: cpu ${spec.cpu} is outside its affinity`);
+    }
+    wakeUpNewTask(this, p, spec.cpu);
+    return p;
+  }
+
+  taskByPid(pid: number): Task | undefined {
+    return this.tasks[pid - 1];
+  }
+
+  /** Work done including the part of the running segment so far. */
+  workDone(p: Task): number {
+    let w = p.stats.workDoneNs;
+    if (p.onCpu && this.rqs[p.cpu].curr === p) {
+      const elapsed = this.now - p.segStartedAt;
+      const run = Math.max(0, elapsed - p.segOverheadNs);
+      w += Math.min(run * this.speed(p.cpu), p.segWorkNs);
+    }
+    return w;
+  }
+
+  /** Work per ns on this CPU relative to a 1024-capacity CPU. */
+  speed(cpu: number): number {
+    return this.rqs[cpu].cpuCapacityOrig / 1024;
+  }
+
+  // ---------------------------------------------------------------- class dispatch
+
+  enqueueTask(rq: Rq, p: Task, flags: number): void {
+    if (p.schedClass === "fair") this.fair.enqueueTask(rq, p, flags);
+    else if (p.schedClass === "rt") this.rt.enqueueTask(rq, p);
+    else if (p.schedClass === "stop") rq.stopQueued = true;
+    rq.nrRunning++;
+  }
+
+  dequeueTask(rq: Rq, p: Task, flags: number): void {
+    if (p.schedClass === "fair") this.fair.dequeueTask(rq, p, flags);
+    else if (p.schedClass === "rt") this.rt.dequeueTask(rq, p);
+    else if (p.schedClass === "stop") rq.stopQueued = false;
+    rq.nrRunning--;
+  }
+
+  /** activate_task */
+  activateTask(rq: Rq, p: Task, flags: number): void {
+    this.enqueueTask(rq, p, flags);
+    p.onRq = TASK_ON_RQ_QUEUED;
+    p.lastStateChange = this.now;
+  }
+
+  /** deactivate_task */
+  deactivateTask(rq: Rq, p: Task, flags: number): void {
+    this.dequeueTask(rq, p, flags);
+    p.onRq = 0;
+  }
+
+  checkPreemptCurr(rq: Rq, p: Task): void {
+    const curr = rq.curr;
+    if (p.schedClass === "stop") {
+      this.reschedCurr(rq);
+    } else if (p.schedClass === "rt") {
+      this.rt.checkPreemptCurr(rq, p);
+    } else if (p.schedClass === "fair") {
+      if (!curr || curr.schedClass === "fair") this.fair.checkPreemptCurr(rq, p);
+    }
+  }
+
+  /**
+   * set_task_cpu: change task_cpu(p), renormalising vruntime and counting the migration.
+   * The caller has dequeued p (or p is waking) and will enqueue it on `cpu`.
+   */
+  setTaskCpu(p: Task, cpu: number, reason: MigrationReason): void {
+    const from = p.cpu;
+    if (from === cpu) return;
+    if (p.schedClass === "fair") this.fair.migrateTaskRq(p, this.rqs[from], this.rqs[cpu]);
+    p.cpu = cpu;
+    p.stats.migrations++;
+    bump(this.counters.migrations, reason);
+    if (this.trace) {
+      this.trace.push({
+        type: "sched_migrate_task", t: this.now, cpu: this.thisCpu < 0 ? from : this.thisCpu,
+        comm: p.comm, pid: p.pid, prio: p.prio, origCpu: from, destCpu: cpu, reason,
+      });
+    }
+  }
+
+  /** Moves a queued, not running task between runqueues (detach_task + attach_task). */
+  moveQueuedTask(p: Task, dstCpu: number, reason: MigrationReason): void {
+    const src = this.rqs[p.cpu];
+    const dst = this.rqs[dstCpu];
+    if (p.onCpu) throw new Error(`moveQueuedTask: ${p.comm}/${p.pid} is running`);
+    this.deactivateTask(src, p, 0);
+    this.setTaskCpu(p, dstCpu, reason);
+    this.activateTask(dst, p, 0);
+    this.checkPreemptCurr(dst, p);
+  }
+
+  /** __sched_setscheduler / set_user_nice: requeue with the new class, prio and weight. */
+  changeScheduling(p: Task, policy: Policy, nice: number, rtPriority: number): void {
+    const rq = this.rqs[p.cpu];
+    const queued = p.onRq !== 0;
+    const running = rq.curr === p;
+    if (queued) {
+      if (running) this.putPrevTask(rq, p);
+      this.dequeueTask(rq, p, 0);
+    }
+    p.setScheduling(policy, nice, isRtPolicy(policy) ? rtPriority : 0);
+    if (queued) {
+      this.enqueueTask(rq, p, 0);
+      // A running task is back in its class's queue; schedule() picks again right away.
+      if (running) this.reschedCurr(rq);
+      else this.checkPreemptCurr(rq, p);
+    }
+  }
+
+  // ---------------------------------------------------------------- resched and IPIs
+
+  /** resched_curr: set need_resched; a remote CPU needs an IPI unless its idle loop polls. */
+  reschedCurr(rq: Rq): void {
+    if (rq.needResched) return;
+    rq.needResched = true;
+    if (rq.cpu === this.thisCpu) return;
+    this.kickCpu(rq, "resched");
+  }
+
+  /** Delivers a reschedule/call-function notification to another CPU. */
+  kickCpu(rq: Rq, kind: "resched" | "call_function_single"): void {
+    if (isPolling(this.idleStates, rq)) {
+      // set_nr_if_polling: the idle loop sees the flag; no interrupt is sent.
+      bump(this.counters.ipis, `${kind}_avoided_polling`);
+      this.eq.push(this.now + exitLatencyNs(this.idleStates, rq), kind === "resched" ? EV_RESCHED_IPI : EV_WAKE_ARRIVE, rq.cpu, 0);
+      return;
+    }
+    if (kind === "resched" && rq.reschedIpiPending) return;
+    bump(this.counters.ipis, kind);
+    this.chargeNs += this.machine.costs.ipiSendNs;
+    const t = this.now + this.machine.costs.ipiDeliveryNs + exitLatencyNs(this.idleStates, rq);
+    if (kind === "resched") {
+      rq.reschedIpiPending = true;
+      this.eq.push(t, EV_RESCHED_IPI, rq.cpu, 1);
+    } else {
+      this.eq.push(t, EV_WAKE_ARRIVE, rq.cpu, 1);
+    }
+  }
+
+  // ---------------------------------------------------------------- schedule()
+
+  private pickNextTask(rq: Rq): Task | null {
+    if (rq.stopQueued && rq.stop) return rq.stop;
+    if (rq.rt.rtNrRunning > 0) {
+      const p = this.rt.pickNextTask(rq);
+      if (p) return p;
+    }
+    return this.fair.pickNextTask(rq);
+  }
+
+  private putPrevTask(rq: Rq, prev: Task): void {
+    if (prev.schedClass === "fair") this.fair.putPrevTask(rq, prev);
+    else if (prev.schedClass === "rt") this.rt.putPrevTask(rq, prev);
+  }
+
+  /** __schedule(): deactivate a blocking prev, pick the next task, switch to it. */
+  schedule(rq: Rq): void {
+    const prevCpu = this.thisCpu;
+    this.thisCpu = rq.cpu;
+    const prev = rq.curr;
+    let blocked = false;
+    if (prev) {
+      stopSegment(this, rq, prev);
+      if (prev.state !== TASK_RUNNING && prev.onRq) {
+        this.deactivateTask(rq, prev, DEQUEUE_SLEEP);
+        blocked = true;
+      }
+      this.putPrevTask(rq, prev);
+    }
+    rq.needResched = false;
+    // Newly idle: the balancer may pull work before the CPU goes idle (idle_balance).
+    if (prev && rq.nrRunning === 0) for (const h of this.newIdleHooks) h(rq);
+    const next = this.pickNextTask(rq);
+    if (next !== prev) this.contextSwitch(rq, prev, next, blocked);
+    if (next) {
+      if (next === prev) startSegment(this, rq, next);
+      else this.runCurr(rq);
+    }
+    this.thisCpu = prevCpu;
+  }
+
+  private contextSwitch(rq: Rq, prev: Task | null, next: Task | null, blocked: boolean): void {
+    const now = this.now;
+    this.counters.contextSwitches++;
+    rq.contextSwitches++;
+    if (prev) {
+      prev.onCpu = false;
+      prev.lastRanCpu = rq.cpu;
+      prev.lastRanAt = now;
+      prev.cachePressureAtLeave = rq.cachePressure;
+      if (blocked || prev.state !== TASK_RUNNING) prev.stats.nvcsw++;
+      else prev.stats.nivcsw++;
+      prev.lastStateChange = now;
+    } else {
+      // leaving idle
+      const idle = now - rq.idleSince;
+      rq.idleNs += idle;
+      recordIdle(rq, idle);
+      rq.idleStateIdx = -1;
+    }
+    rq.curr = next;
+    if (this.trace) {
+      this.trace.push({
+        type: "sched_switch", t: now, cpu: rq.cpu,
+        prevComm: prev ? prev.comm : "swapper", prevPid: prev ? prev.pid : 0, prevPrio: prev ? prev.prio : 120,
+        prevState: !prev ? "R" : prev.state === TASK_DEAD ? "X" : prev.state === TASK_RUNNING ? "R" : "S",
+        nextComm: next ? next.comm : "swapper", nextPid: next ? next.pid : 0, nextPrio: next ? next.prio : 120,
+      });
+    }
+    if (next) {
+      next.onCpu = true;
+      next.stats.waitNs += now - next.lastStateChange;
+      // switch_to and the mm switch cost time on this CPU before next makes progress.
+      next.segOverheadNs += this.machine.costs.contextSwitchNs;
+      this.chargeCacheRefill(rq, next);
+      if (!prev) this.startTick(rq);
+    } else {
+      rq.idleSince = now;
+      rq.idleStamp = now;
+      rq.idleStateIdx = selectIdleState(this.idleStates, rq);
+      this.stopTick(rq);
+    }
+  }
+
+  /** A task resuming away from its warm caches pays a refill. */
+  private chargeCacheRefill(rq: Rq, p: Task): void {
+    if (p.workingSetBytes <= 0) return;
+    let evicted = 0;
+    if (p.lastRanCpu >= 0) {
+      const src = this.rqs[p.lastRanCpu];
+      evicted = (src.cachePressure - p.cachePressureAtLeave) / this.machine.caches.llcBytes;
+    }
+    p.segOverheadNs += this.cache.refillNs(p.workingSetBytes, p.lastRanCpu, rq.cpu, evicted);
+    rq.cachePressure += p.workingSetBytes;
+  }
+
+  /** Start (or continue) executing the current task's program. */
+  runCurr(rq: Rq): void {
+    const p = rq.curr!;
+    if (p.segOverheadNs > 0 || p.segWorkNs > 0) startSegment(this, rq, p);
+    else continueTask(this, rq, p);
+  }
+
+  // ---------------------------------------------------------------- tick
+
+  private startTick(rq: Rq): void {
+    if (rq.tickRunning) return;
+    rq.tickRunning = true;
+    rq.tickGen++;
+    // Ticks are aligned across CPUs (no skew_tick), as on a default x86 kernel.
+    const next = (Math.floor(this.now / this.tickNs) + 1) * this.tickNs;
+    this.eq.push(next, EV_TICK, rq.cpu, rq.tickGen);
+  }
+
+  private stopTick(rq: Rq): void {
+    // NOHZ idle: the tick stops while the CPU idles.
+    rq.tickRunning = false;
+    rq.tickGen++;
+  }
+
+  /** scheduler_tick */
+  private schedulerTick(rq: Rq): void {
+    const curr = rq.curr;
+    if (curr) {
+      if (curr.schedClass === "fair") this.fair.taskTick(rq, curr);
+      else if (curr.schedClass === "rt") this.rt.taskTick(rq, curr);
+    }
+    for (const h of this.tickHooks) h(rq);
+  }
+
+  // ---------------------------------------------------------------- callbacks and the event loop
+
+  /** Runs fn at simulated time t (workload samplers, hotplug, ...). */
+  at(t: number, fn: () => void): void {
+    if (!(t >= this.now)) throw new Error(`at: time ${t} is in the past (now ${this.now})`);
+    this.callbacks.push(fn);
+    this.eq.push(t, EV_CALLBACK, this.callbacks.length - 1, 0);
+  }
+
+  /** Arms a sleep timer for p. */
+  armTimer(p: Task, expires: number): void {
+    p.timerGen++;
+    this.eq.push(expires, EV_TIMER, p.pid, p.timerGen);
+  }
+
+  /** Processes events up to and including time `until`, then stops the clock there. */
+  runUntil(until: number): void {
+    const eq = this.eq;
+    while (eq.length > 0 && eq.peekTime() <= until) {
+      eq.pop();
+      this.now = eq.popTime;
+      this.events++;
+      this.dispatch(eq.popKind, eq.popA, eq.popB);
+    }
+    this.now = until;
+  }
+
+  private dispatch(kind: number, a: number, b: number): void {
+    switch (kind) {
+      case EV_RUN_DONE: {
+        const rq = this.rqs[a];
+        if (b !== rq.runGen || !rq.curr) return;
+        rq.runEventPending = false;
+        this.thisCpu = a;
+        const p = rq.curr;
+        stopSegment(this, rq, p);
+        completeSegment(p);
+        continueTask(this, rq, p);
+        this.finish(rq);
+        return;
+      }
+      case EV_TICK: {
+        const rq = this.rqs[a];
+        if (b !== rq.tickGen) return;
+        this.thisCpu = a;
+        this.schedulerTick(rq);
+        if (rq.tickRunning) this.eq.push(this.now + this.tickNs, EV_TICK, a, rq.tickGen);
+        this.finish(rq);
+        return;
+      }
+      case EV_RESCHED_IPI: {
+        const rq = this.rqs[a];
+        if (b === 1) {
+          rq.reschedIpiPending = false;
+          rq.ipisReceived++;
+        }
+        this.thisCpu = a;
+        this.finish(rq);
+        return;
+      }
+      case EV_WAKE_ARRIVE: {
+        const rq = this.rqs[a];
+        if (b === 1) rq.ipisReceived++;
+        this.thisCpu = a;
+        this.schedTtwuPending(rq);
+        this.finish(rq);
+        return;
+      }
+      case EV_TIMER: {
+        const p = this.tasks[a - 1];
+        if (b !== p.timerGen) return;
+        // The timer interrupt on an idle CPU first has to bring the CPU out of its idle state.
+        const lat = exitLatencyNs(this.idleStates, this.rqs[p.cpu]);
+        if (lat > 0) this.eq.push(this.now + lat, EV_TIMER_FIRE, a, b);
+        else this.timerFire(p);
+        return;
+      }
+      case EV_TIMER_FIRE: {
+        const p = this.tasks[a - 1];
+        if (b !== p.timerGen) return;
+        this.timerFire(p);
+        return;
+      }
+      case EV_CALLBACK: {
+        const fn = this.callbacks[a];
+        this.callbacks[a] = null;
+        this.thisCpu = -1;
+        if (fn) fn();
+        return;
+      }
+    }
+  }
+
+  private timerFire(p: Task): void {
+    const rq = this.rqs[p.cpu];
+    this.thisCpu = p.cpu;
+    tryToWakeUp(this, p, 0, p.cpu, null);
+    this.finish(rq);
+  }
+
+  /** sched_ttwu_pending: activate tasks queued on this CPU's wakelist. */
+  schedTtwuPending(rq: Rq): void {
+    if (rq.wakeList.length === 0) return;
+    const list = rq.wakeList.splice(0, rq.wakeList.length);
+    rq.ttwuPending = 0;
+    for (const p of list) this.ttwuDoActivate(rq, p, ENQUEUE_WAKEUP);
+  }
+
+  /** ttwu_do_activate: enqueue a woken task and see whether it preempts. */
+  ttwuDoActivate(rq: Rq, p: Task, flags: number): void {
+    if (rq.idleStamp > 0 && rq.curr === null) {
+      // rq->avg_idle for the newidle gate, capped at 2 * migration_cost.
+      const delta = this.now - rq.idleStamp;
+      const max = 2 * this.tunables.sched_migration_cost_ns;
+      if (rq.avgIdle > max) rq.avgIdle = max;
+      else rq.avgIdle += (delta - rq.avgIdle) / 8;
+      rq.idleStamp = 0;
+    }
+    p.stats.sleepNs += this.now - p.lastStateChange;
+    this.activateTask(rq, p, flags);
+    p.state = TASK_RUNNING;
+    this.checkPreemptCurr(rq, p);
+    if (this.trace) {
+      this.trace.push({ type: "sched_wakeup", t: this.now, cpu: this.thisCpu < 0 ? rq.cpu : this.thisCpu, comm: p.comm, pid: p.pid, prio: p.prio, targetCpu: rq.cpu });
+    }
+  }
+
+  /** After handling an event on a CPU: charge kernel work to its task, reschedule if asked. */
+  finish(rq: Rq): void {
+    if (rq.needResched || (rq.curr === null && rq.nrRunning > 0)) {
+      this.schedule(rq);
+    } else if (this.chargeNs > 0 && rq.curr) {
+      const p = rq.curr;
+      stopSegment(this, rq, p);
+      p.segOverheadNs += this.chargeNs;
+      this.chargeNs = 0;
+      startSegment(this, rq, p);
+    }
+    this.chargeNs = 0;
+    this.thisCpu = -1;
+  }
+
+  /** Accounts open idle periods and running time up to now (end of a run). */
+  flushAccounting(): void {
+    for (const rq of this.rqs) {
+      if (!rq.online) continue;
+      if (rq.curr) {
+        if (rq.curr.schedClass === "fair") this.fair.updateCurr(rq);
+        else if (rq.curr.schedClass === "rt") this.rt.updateCurr(rq);
+        else {
+          rq.curr.se.sumExecRuntime += this.now - rq.curr.se.execStart;
+          rq.curr.se.execStart = this.now;
+        }
+      } else {
+        rq.idleNs += this.now - rq.idleSince;
+        rq.idleSince = this.now;
+      }
+    }
+  }
+
+  /** Sums used by the invariant checks: no task on two CPUs, none lost. */
+  checkInvariants(): void {
+    const seen = new Set<Task>();
+    for (const rq of this.rqs) {
+      const c = rq.curr;
+      if (c) {
+        if (seen.has(c)) throw new Error(`invariant: ${c.comm}/${c.pid} is current on two CPUs`);
+        seen.add(c);
+        if (c.cpu !== rq.cpu) throw new Error(`invariant: ${c.comm}/${c.pid} runs on cpu${rq.cpu} but task_cpu is ${c.cpu}`);
+      }
+      let nr = rq.cfs.nrRunning + rq.rt.rtNrRunning + (rq.stopQueued ? 1 : 0);
+      if (nr !== rq.nrRunning) throw new Error(`invariant: cpu${rq.cpu} nr_running ${rq.nrRunning} != class sum ${nr}`);
+      nr = rq.cfs.queue.length + (rq.cfs.curr && rq.cfs.curr.se.onRq ? 1 : 0);
+      if (nr !== rq.cfs.nrRunning) throw new Error(`invariant: cpu${rq.cpu} cfs tree holds ${nr}, nr_running ${rq.cfs.nrRunning}`);
+    }
+    for (const p of this.tasks) {
+      if (p.state === TASK_DEAD) continue;
+      const queued = p.onRq !== 0;
+      const waking = this.rqs.some((rq) => rq.wakeList.includes(p));
+      const blocked = p.state === TASK_INTERRUPTIBLE;
+      if (!queued && !waking && !blocked) throw new Error(`invariant: ${p.comm}/${p.pid} is lost (not queued, not waking, not sleeping)`);
+      if (queued && blocked) throw new Error(`invariant: ${p.comm}/${p.pid} is queued but sleeping`);
+    }
+  }
+}
+
+export { ENQUEUE_INITIAL };

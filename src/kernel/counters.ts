@@ -1,0 +1,60 @@
+// Scheduler-wide counters: what moved, why, and what it cost. Filled by the kernel model and
+// copied into IterationResult.sched.
+import type { BalanceLevelStats, SchedCounters } from "../experiment/types";
+
+export function newCounters(): SchedCounters {
+  return {
+    contextSwitches: 0,
+    migrations: {},
+    balance: {},
+    wakePlacement: {},
+    wakePath: {},
+    ipis: {},
+    rqLock: {},
+    other: {},
+  };
+}
+
+export function bump(rec: Record<string, number>, key: string, n = 1): void {
+  rec[key] = (rec[key] ?? 0) + n;
+}
+
+export function balanceStats(c: SchedCounters, key: string): BalanceLevelStats {
+  let s = c.balance[key];
+  if (!s) {
+    s = { passes: 0, balanced: 0, failed: 0, tasksMoved: 0, activeBalances: 0 };
+    c.balance[key] = s;
+  }
+  return s;
+}
+
+export function rqLockStat(c: SchedCounters, path: string): { acquisitions: number; waitNs: number } {
+  let s = c.rqLock[path];
+  if (!s) {
+    s = { acquisitions: 0, waitNs: 0 };
+    c.rqLock[path] = s;
+  }
+  return s;
+}
+
+/** A deep copy with keys sorted, so results serialise identically run to run. */
+export function snapshotCounters(c: SchedCounters): SchedCounters {
+  const sortRec = <T>(r: Record<string, T>): Record<string, T> => {
+    const out: Record<string, T> = {};
+    for (const k of Object.keys(r).sort()) {
+      const v = r[k];
+      out[k] = typeof v === "object" && v !== null ? ({ ...v } as T) : v;
+    }
+    return out;
+  };
+  return {
+    contextSwitches: c.contextSwitches,
+    migrations: sortRec(c.migrations),
+    balance: sortRec(c.balance),
+    wakePlacement: sortRec(c.wakePlacement),
+    wakePath: sortRec(c.wakePath),
+    ipis: sortRec(c.ipis),
+    rqLock: sortRec(c.rqLock),
+    other: sortRec(c.other),
+  };
+}

@@ -1,0 +1,71 @@
+// Named decision points. Each place a published patch changes is a hook with a typed context
+// and a default implementation per era; a patch replaces it with a function that may still
+// call the default (`base`). Kernel modules declare their hooks by merging into HookTypes:
+//
+//   declare module "./hooks" { interface HookTypes { "fair.x": (ctx: XCtx) => number } }
+//   defineHook("fair.x", "what it decides", (era) => defaultImpl);
+import type { Era } from "./features";
+
+// eslint-disable-next-line @typescript-eslint/no-empty-interface
+export interface HookTypes {}
+export type HookName = keyof HookTypes & string;
+type AnyFn = (ctx: never) => unknown;
+export type HookFn<K extends HookName> = HookTypes[K];
+/** A replacement gets the hook's context and the implementation it replaces. */
+export type HookReplacement<K extends HookName> = HookTypes[K] extends (ctx: infer C) => infer R
+  ? (ctx: C, base: HookTypes[K]) => R
+  : never;
+
+interface HookDef {
+  name: string;
+  description: string;
+  byEra: (era: Era) => AnyFn;
+}
+
+const CATALOG = new Map<string, HookDef>();
+
+export function defineHook<K extends HookName>(name: K, description: string, byEra: (era: Era) => HookTypes[K]): void {
+  if (CATALOG.has(name)) throw new Error(`hook ${name} is defined twice`);
+  CATALOG.set(name, { name, description, byEra: byEra as unknown as (era: Era) => AnyFn });
+}
+
+export function hookNames(): string[] {
+  return [...CATALOG.keys()].sort();
+}
+
+export function hookDescription(name: string): string | undefined {
+  return CATALOG.get(name)?.description;
+}
+
+export function assertHookName(name: string, where = "hook"): asserts name is HookName {
+  if (!CATALOG.has(name)) {
+    throw new Error(`${where}: unknown hook "${name}" (accepted: ${hookNames().join(", ")})`);
+  }
+}
+
+export interface HookReplacementEntry {
+  hook: string;
+  fn: (ctx: never, base: never) => unknown;
+  patch: string;
+}
+
+/** The hook implementations in force for one kernel instance: era defaults, then patches in order. */
+export class Hooks {
+  private readonly impls = new Map<string, AnyFn>();
+
+  constructor(readonly era: Era, replacements: readonly HookReplacementEntry[] = []) {
+    for (const def of CATALOG.values()) this.impls.set(def.name, def.byEra(era));
+    for (const r of replacements) {
+      assertHookName(r.hook, `patch ${r.patch}`);
+      const base = this.impls.get(r.hook)!;
+      const fn = r.fn as unknown as (ctx: unknown, base: unknown) => unknown;
+      this.impls.set(r.hook, ((ctx: unknown) => fn(ctx, base)) as AnyFn);
+    }
+  }
+
+  get<K extends HookName>(name: K): HookTypes[K] {
+    const f = this.impls.get(name);
+    if (!f) throw new Error(`unknown hook "${name}" (accepted: ${hookNames().join(", ")})`);
+    return f as unknown as HookTypes[K];
+  }
+}

@@ -1,0 +1,124 @@
+// Small general workloads: CPU hogs with nice values, and pipe ping-pong pairs.
+import { recv, run, send } from "../kernel/ops";
+import type { Task } from "../kernel/task";
+import type { Workload, WorkloadContext, WorkloadRun } from "./workload";
+import { requireInt, requireNumber } from "./workload";
+
+const SEC = 1_000_000_000;
+
+export interface HogsParams {
+  /** Number of hogs. */
+  n: number;
+  /** A nice value for all, or one per hog. */
+  nice?: number | number[];
+  /** Pin every hog to these CPUs. */
+  cpus?: number[];
+  seconds?: number;
+  warmupSeconds?: number;
+}
+
+/** N tasks that never sleep. Metrics: each hog's share of the measured CPU time. */
+export function hogs(params: HogsParams): Workload {
+  const where = "workload.hogs";
+  const n = requireInt(where, "n", params.n, 1, 100_000);
+  const nices = Array.isArray(params.nice) ? params.nice : new Array(n).fill(params.nice ?? 0);
+  if (nices.length !== n) throw new Error(`${where}: nice must be one value or ${n} values (got ${nices.length})`);
+  nices.forEach((v, i) => requireInt(where, `nice[${i}]`, v, -20, 19));
+  const seconds = requireNumber(where, "seconds", params.seconds ?? 10, 0, false);
+  const warm = requireNumber(where, "warmupSeconds", params.warmupSeconds ?? 0, 0);
+  return {
+    name: "hogs",
+    params: { ...params },
+    defaultDurationNs: Math.round(seconds * SEC),
+    defaultWarmupNs: Math.round(warm * SEC),
+    setup(ctx: WorkloadContext): WorkloadRun {
+      const tasks: Task[] = [];
+      for (let i = 0; i < n; i++) {
+        tasks.push(ctx.spawn({ comm: `hog${i}`, role: "hog", nice: nices[i], cpus: params.cpus, program: function* () { yield run(Infinity); } }));
+      }
+      const start = new Array<number>(n).fill(0);
+      ctx.at(ctx.warmupNs, () => tasks.forEach((t, i) => (start[i] = ctx.kernel.workDone(t))));
+      return {
+        metrics() {
+          const done = tasks.map((t, i) => ctx.kernel.workDone(t) - start[i]);
+          const total = done.reduce((a, b) => a + b, 0);
+          const m: Record<string, number> = { total_work_s: total / SEC };
+          done.forEach((d, i) => (m[`share_hog${i}`] = total > 0 ? d / total : 0));
+          return m;
+        },
+      };
+    },
+  };
+}
+
+export interface PingPongParams {
+  /** Number of independent pairs. */
+  pairs: number;
+  /** Bytes per message (context1 writes one unsigned long). */
+  bytes?: number;
+  /** Work each side does per message, ns. */
+  workNs?: number;
+  seconds?: number;
+  warmupSeconds?: number;
+  /** Pin each pair's two tasks to one CPU (pair i on CPU i mod ncpus). */
+  sameCpu?: boolean;
+}
+
+/** Pairs of tasks bouncing a message through two pipes, as UnixBench context1 does. */
+export function pingpong(params: PingPongParams): Workload {
+  const where = "workload.pingpong";
+  const pairs = requireInt(where, "pairs", params.pairs, 1, 100_000);
+  const bytes = requireInt(where, "bytes", params.bytes ?? 8, 0);
+  const workNs = requireNumber(where, "workNs", params.workNs ?? 200, 0);
+  const seconds = requireNumber(where, "seconds", params.seconds ?? 1, 0, false);
+  const warm = requireNumber(where, "warmupSeconds", params.warmupSeconds ?? 0, 0);
+  return {
+    name: "pingpong",
+    params: { ...params },
+    defaultDurationNs: Math.round(seconds * SEC),
+    defaultWarmupNs: Math.round(warm * SEC),
+    setup(ctx: WorkloadContext): WorkloadRun {
+      const parents: Task[] = [];
+      const ncpu = ctx.kernel.rqs.length;
+      for (let i = 0; i < pairs; i++) {
+        const ab = ctx.channel(`pipe${i}a`, "pipe", 65536);
+        const ba = ctx.channel(`pipe${i}b`, "pipe", 65536);
+        const cpus = params.sameCpu ? [i % ncpu] : undefined;
+        parents.push(
+          ctx.spawn({
+            comm: `ctx1p${i}`, role: "parent", cpus,
+            program: function* (t) {
+              for (;;) {
+                yield send(ab, bytes);
+                yield recv(ba);
+                if (workNs > 0) yield run(workNs);
+                t.count("iterations");
+              }
+            },
+          }),
+        );
+        ctx.spawn({
+          comm: `ctx1c${i}`, role: "child", cpus,
+          program: function* (t) {
+            for (;;) {
+              yield recv(ab);
+              if (workNs > 0) yield run(workNs);
+              yield send(ba, bytes);
+              t.count("iterations");
+            }
+          },
+        });
+      }
+      let startCount = 0;
+      const count = () => parents.reduce((s, p) => s + (p.counters.iterations ?? 0), 0);
+      ctx.at(ctx.warmupNs, () => (startCount = count()));
+      return {
+        metrics() {
+          const secs = (ctx.endNs - ctx.warmupNs) / SEC;
+          const trips = count() - startCount;
+          return { round_trips: trips, round_trips_per_s: trips / secs, round_trip_us: trips > 0 ? (secs * 1e6 * pairs) / trips : 0 };
+        },
+      };
+    },
+  };
+}

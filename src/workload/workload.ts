@@ -1,0 +1,65 @@
+// What a workload is: a setup that spawns tasks on the kernel model, and the figures it reports
+// at the end under the benchmark's own names.
+import type { Kernel, SpawnSpec } from "../kernel/core";
+import { Channel, type ChannelKind } from "../kernel/channel";
+import type { Task } from "../kernel/task";
+import type { RandomStream } from "../sim/random";
+
+export interface WorkloadContext {
+  readonly kernel: Kernel;
+  /** Simulated time at which measurement starts (after warm-up), ns. */
+  readonly warmupNs: number;
+  /** Simulated time at which the run ends, ns. */
+  readonly endNs: number;
+  spawn(spec: SpawnSpec): Task;
+  channel(name: string, kind: ChannelKind, capacityBytes: number): Channel;
+  /** Runs fn at simulated time t. */
+  at(t: number, fn: () => void): void;
+  random(name: string): RandomStream;
+}
+
+export interface WorkloadRun {
+  /** The benchmark's figures for this iteration. */
+  metrics(): Record<string, number>;
+  /** Distributions and time series (latency samples, per-interval values...). */
+  series?(): Record<string, number[]>;
+}
+
+export interface Workload {
+  readonly name: string;
+  /** JSON-able parameters, recorded in the experiment spec. */
+  readonly params: Record<string, unknown>;
+  /** Simulated duration when run() is not given one, ns. */
+  readonly defaultDurationNs: number;
+  /** Warm-up excluded from the metrics, ns. */
+  readonly defaultWarmupNs: number;
+  setup(ctx: WorkloadContext): WorkloadRun;
+}
+
+export function makeContext(k: Kernel, warmupNs: number, endNs: number): WorkloadContext {
+  return {
+    kernel: k,
+    warmupNs,
+    endNs,
+    spawn: (spec) => k.spawn(spec),
+    channel: (name, kind, cap) => new Channel(name, kind, cap),
+    at: (t, fn) => k.at(t, fn),
+    random: (name) => k.random.stream(`workload/${name}`),
+  };
+}
+
+/** Field checks shared by the workload factories: errors name the field and what is accepted. */
+export function requireInt(where: string, field: string, v: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer from ${min} to ${max}`;
+    throw new Error(`${where}: ${field} must be ${range} (got ${JSON.stringify(v)})`);
+  }
+  return v;
+}
+
+export function requireNumber(where: string, field: string, v: unknown, min: number, inclusive = true): number {
+  if (typeof v !== "number" || !Number.isFinite(v) || (inclusive ? v < min : v <= min)) {
+    throw new Error(`${where}: ${field} must be a finite number ${inclusive ? ">=" : ">"} ${min} (got ${JSON.stringify(v)})`);
+  }
+  return v;
+}
