@@ -1,0 +1,6 @@
+// Statistics, compare tables, data frames and trace-derived views of results.
+export * from "./stats";
+export * from "./metric";
+export * from "./compare";
+export * from "./frame";
+export * from "./trace";

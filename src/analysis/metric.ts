@@ -1,0 +1,106 @@
+// Looking up a named figure in an iteration's result, and grouping results by variant.
+import type { IterationResult, ResultsData } from "../experiment/types";
+
+/**
+ * The value of `metric` in one iteration. Resolution order:
+ * 1. `it.metrics[metric]` (the workload's own figures: "throughput_mbps", "score"...);
+ * 2. a path into the scheduler counters, with or without a leading "sched.":
+ *    "sched.contextSwitches", "migrations.active_balance", "balance.MC.activeBalances",
+ *    "rqLock.wakeup.waitNs". A missing key inside an existing counter record is 0 (the kernel
+ *    counted none), a missing record is an error;
+ * 3. "durationNs", "events", or "tasks.<field>" / "cpus.<field>" (summed over tasks or CPUs),
+ *    "tasks.counters.<name>" likewise.
+ * Throws with the available names when nothing matches, so a typo is caught at once.
+ */
+export function metricValue(it: IterationResult, metric: string): number {
+  if (Object.prototype.hasOwnProperty.call(it.metrics, metric)) return it.metrics[metric];
+  const v = lookupPath(it, metric);
+  if (v === undefined) {
+    throw new Error(
+      `unknown metric "${metric}" in ${it.variant}#${it.iteration}; workload metrics: ${Object.keys(it.metrics).join(", ") || "(none)"}; ` +
+        `counter paths look like sched.contextSwitches, migrations.<reason>, balance.<level>.<field>, tasks.runtimeNs`,
+    );
+  }
+  return v;
+}
+
+function lookupPath(it: IterationResult, metric: string): number | undefined {
+  const parts = metric.split(".");
+  if (parts[0] === "sched") parts.shift();
+  if (parts.length === 0) return undefined;
+  if (parts.length === 1 && (parts[0] === "durationNs" || parts[0] === "events")) return it[parts[0]];
+  if (parts[0] === "tasks" || parts[0] === "cpus") {
+    const list: ReadonlyArray<object> = parts[0] === "tasks" ? it.tasks : it.cpus;
+    let total = 0;
+    for (const item of list) {
+      const v = walk(item, parts.slice(1), true);
+      if (v === undefined) return undefined;
+      total += v;
+    }
+    return total;
+  }
+  return walk(it.sched, parts, true);
+}
+
+/** Follow `parts` through nested records; a missing last key under a record counts as 0. */
+function walk(root: unknown, parts: string[], zeroIfMissingLeaf: boolean): number | undefined {
+  let cur: unknown = root;
+  for (let i = 0; i < parts.length; i++) {
+    if (cur === null || typeof cur !== "object") return undefined;
+    const rec = cur as Record<string, unknown>;
+    if (!Object.prototype.hasOwnProperty.call(rec, parts[i])) {
+      // Counter records only hold keys that happened: absence means zero. Only at depth >= 1,
+      // so an unknown top-level name is still reported as unknown.
+      return zeroIfMissingLeaf && i === parts.length - 1 && i > 0 ? 0 : undefined;
+    }
+    cur = rec[parts[i]];
+  }
+  return typeof cur === "number" ? cur : undefined;
+}
+
+/** Variant names in the spec's order, then any others in order of appearance. */
+export function variantNames(data: ResultsData): string[] {
+  const names = Object.keys(data.spec?.variants ?? {});
+  const seen = new Set(names);
+  const present = new Set<string>();
+  for (const it of data.iterations) {
+    present.add(it.variant);
+    if (!seen.has(it.variant)) {
+      seen.add(it.variant);
+      names.push(it.variant);
+    }
+  }
+  // Drop spec variants with no iterations (a partial run) so tables do not show empty rows.
+  return names.filter((n) => present.has(n));
+}
+
+/** Iterations of one variant, sorted by iteration index. */
+export function iterationsOf(data: ResultsData, variant: string): IterationResult[] {
+  return data.iterations.filter((it) => it.variant === variant).sort((a, b) => a.iteration - b.iteration);
+}
+
+/** A variant's values of one metric, one per iteration. */
+export interface VariantValues {
+  variant: string;
+  values: number[];
+}
+
+export function valuesByVariant(data: ResultsData, metric: string, variants?: readonly string[]): VariantValues[] {
+  return (variants ?? variantNames(data)).map((variant) => ({
+    variant,
+    values: iterationsOf(data, variant).map((it) => metricValue(it, metric)),
+  }));
+}
+
+/** A variant's pooled samples of one series (e.g. latency samples) over all its iterations. */
+export function seriesByVariant(data: ResultsData, series: string, variants?: readonly string[]): VariantValues[] {
+  return (variants ?? variantNames(data)).map((variant) => {
+    const values: number[] = [];
+    for (const it of iterationsOf(data, variant)) {
+      const s = it.series?.[series];
+      if (!s) throw new Error(`no series "${series}" in ${variant}#${it.iteration}; series: ${Object.keys(it.series ?? {}).join(", ") || "(none)"}`);
+      for (const x of s) values.push(x);
+    }
+    return { variant, values };
+  });
+}

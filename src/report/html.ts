@@ -1,0 +1,133 @@
+// One self-contained HTML report: plotly inlined once, every figure drawn from JSON embedded in
+// the page, the ledger, and the specs/seeds/version as JSON so a reader can rerun the runs.
+// No network access is needed to view it.
+import * as fs from "fs";
+import * as path from "path";
+import { drawAllScript, escapeHtml, figureDataHtml, htmlSafeJson, plotlyScriptTag } from "../plot/embed";
+import { fmtNum } from "../analysis/compare";
+import { bandText, inBandText, ledgerRow, ledgerRows, ledgerTotals, type ReportExperiment } from "./ledger";
+
+export type { ReportExperiment, LedgerRowInput } from "./ledger";
+
+export interface ReportInput {
+  /** Page title; default "schedlab report". */
+  title?: string;
+  /** schedlab version that produced the numbers. */
+  version: string;
+  experiments: ReportExperiment[];
+  /** Timestamp text to print; omitted by default so the same runs give a byte-identical report. */
+  generatedAt?: string;
+  /** The rerun command line; default `npx schedlab reproduce <ids> --report <dir>`. */
+  rerun?: string;
+  /** Extra JSON-able facts to embed with the specs (node version, machine...). */
+  meta?: Record<string, unknown>;
+}
+
+const CSS = `
+body{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:2em auto;max-width:1100px;padding:0 1em;color:#222}
+h1{font-size:1.6em}h2{font-size:1.3em;border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}
+table.ledger{border-collapse:collapse;font-size:.9em;margin:.8em 0}
+table.ledger th,table.ledger td{border:1px solid #ccc;padding:.25em .6em}
+table.ledger td.num{text-align:right;font-variant-numeric:tabular-nums}
+tr.out td{background:#fde8e8}tr.in td.flag{color:#176f2c;font-weight:bold}tr.out td.flag{color:#b00;font-weight:bold}
+code,pre{background:#f5f5f5;padding:.1em .3em}pre{padding:.6em;overflow-x:auto}
+.meta{color:#555;font-size:.9em}.notes{white-space:normal}
+`;
+
+function ledgerTable(e: ReportExperiment): string {
+  const rows = e.rows.map((r) => ledgerRow(e.id, r));
+  if (rows.length === 0) return `<p class="meta">No ledger rows.</p>`;
+  const head = ["metric", "variant", "published", "simulated", "±95% CI", "n", "ratio", "band", "in band"];
+  const body = rows.map((r) => {
+    const cls = r.inBand === null ? "" : r.inBand ? "in" : "out";
+    const title = r.iterations.length ? ` title="iterations: ${escapeHtml(r.iterations.map((x) => fmtNum(x)).join(", "))}"` : "";
+    return (
+      `<tr class="${cls}">` +
+      `<td>${escapeHtml(r.metric)}${r.unit ? ` <span class="meta">(${escapeHtml(r.unit)})</span>` : ""}</td>` +
+      `<td>${escapeHtml(r.variant)}</td>` +
+      `<td class="num">${r.published === null ? "-" : fmtNum(r.published)}</td>` +
+      `<td class="num"${title}>${fmtNum(r.simulated)}</td>` +
+      `<td class="num">${fmtNum(r.ci95)}</td>` +
+      `<td class="num">${r.n}</td>` +
+      `<td class="num">${r.ratio === null ? "-" : r.ratio.toFixed(3)}</td>` +
+      `<td class="num">${escapeHtml(bandText(r.band))}</td>` +
+      `<td class="flag">${inBandText(r.inBand)}</td></tr>`
+    );
+  });
+  return `<table class="ledger"><thead><tr>${head.map((h) => `<th>${h}</th>`).join("")}</tr></thead><tbody>\n${body.join("\n")}\n</tbody></table>`;
+}
+
+function paragraphs(text: string): string {
+  return text
+    .split(/\n\s*\n/)
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .map((p) => `<p class="notes">${escapeHtml(p)}</p>`)
+    .join("\n");
+}
+
+const anchor = (id: string) => `exp-${id.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+
+/** Render the whole report as one HTML string. */
+export function renderReport(input: ReportInput): string {
+  const title = input.title ?? "schedlab report";
+  const ids = input.experiments.map((e) => e.id);
+  const rerun = input.rerun ?? `npx schedlab reproduce ${ids.join(" ")} --report <dir>`.replace(/\s+/g, " ");
+  const totals = ledgerTotals(ledgerRows(input.experiments));
+  const anyFigures = input.experiments.some((e) => e.figures.length > 0);
+  const embedded = {
+    schedlab: input.version,
+    generatedAt: input.generatedAt ?? null,
+    rerun,
+    meta: input.meta ?? {},
+    experiments: input.experiments.map((e) => ({ id: e.id, title: e.title, machine: e.machine, spec: e.spec ?? null, rows: e.rows })),
+  };
+
+  const sections = input.experiments.map((e, ei) => {
+    // Ids from positions, not random, so the same input renders byte-identically.
+    const figs = e.figures.map((f, fi) => figureDataHtml(f, `fig-${ei}-${fi}`)).join("\n");
+    return [
+      `<section id="${anchor(e.id)}">`,
+      `<h2>${escapeHtml(e.id)}: ${escapeHtml(e.title)}</h2>`,
+      `<p class="meta">machine <b>${escapeHtml(e.machine)}</b>${e.source ? ` · source: ${escapeHtml(e.source)}` : ""}</p>`,
+      e.notes ? paragraphs(e.notes) : "",
+      ledgerTable(e),
+      figs,
+      `</section>`,
+    ]
+      .filter(Boolean)
+      .join("\n");
+  });
+
+  return [
+    "<!DOCTYPE html>",
+    `<html lang="en"><head><meta charset="utf-8">`,
+    `<meta name="generator" content="schedlab ${escapeHtml(input.version)}">`,
+    `<title>${escapeHtml(title)}</title>`,
+    `<style>${CSS}</style>`,
+    anyFigures ? plotlyScriptTag() : "",
+    `</head><body>`,
+    `<h1>${escapeHtml(title)}</h1>`,
+    `<p class="meta">schedlab ${escapeHtml(input.version)}${input.generatedAt ? ` · ${escapeHtml(input.generatedAt)}` : ""} · ` +
+      `${totals.inBand}/${totals.judged} judged numbers in band${totals.outOfBand ? `, <b>${totals.outOfBand} out of band</b>` : ""}</p>`,
+    `<p>How to rerun: <code>${escapeHtml(rerun)}</code> (the specs, seeds and version are embedded in this page as JSON, ` +
+      `<code>script#schedlab-spec</code>).</p>`,
+    input.experiments.length > 1
+      ? `<ul>${input.experiments.map((e) => `<li><a href="#${anchor(e.id)}">${escapeHtml(e.id)}</a>: ${escapeHtml(e.title)}</li>`).join("")}</ul>`
+      : "",
+    ...sections,
+    `<script type="application/json" id="schedlab-spec">${htmlSafeJson(embedded)}</script>`,
+    anyFigures ? drawAllScript() : "",
+    `</body></html>`,
+  ]
+    .filter((s) => s !== "")
+    .join("\n") + "\n";
+}
+
+/** Write the report as `dir/name` (default index.html), creating dir; returns the file path. */
+export function writeReport(dir: string, input: ReportInput, name = "index.html"): string {
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, renderReport(input));
+  return file;
+}

@@ -1,0 +1,105 @@
+// The ledger: each published number beside the simulated one, their ratio, and whether the
+// simulated value falls in the experiment's accepted band. Shared by the HTML report and the
+// CLI's printed table so both say the same thing.
+import { confidenceInterval, sampleStddev } from "../analysis/stats";
+import { fmtNum } from "../analysis/compare";
+import type { Figure } from "../plot/types";
+
+export interface LedgerRowInput {
+  metric: string;
+  variant: string;
+  /** The number the source published; null when it published none for this row. */
+  published: number | null;
+  /** The simulated figure (normally the mean over iterations). */
+  simulated: number;
+  /** The per-iteration simulated values. */
+  iterations: number[];
+  /**
+   * Accepted range [lo, hi] (inclusive) for the simulated value, in the metric's own units.
+   * A reproduction sets it from the published number and its tolerance; absent: not judged.
+   */
+  band?: [number, number];
+  unit?: string;
+}
+
+export interface ReportExperiment {
+  id: string;
+  title: string;
+  /** Machine preset name or description. */
+  machine: string;
+  rows: LedgerRowInput[];
+  figures: Figure[];
+  /** The full spec that was run (ExperimentSpec or anything JSON-able), embedded for rerunning. */
+  spec?: unknown;
+  /** Free text (plain, paragraphs separated by blank lines). */
+  notes?: string;
+  /** Where the published numbers come from (message, URL-free citation). */
+  source?: string;
+}
+
+export interface LedgerRow extends LedgerRowInput {
+  experiment: string;
+  /** simulated / published; null when nothing was published or it is 0. */
+  ratio: number | null;
+  /** true/false when a band is given, null otherwise. */
+  inBand: boolean | null;
+  n: number;
+  stddev: number;
+  ci95: number;
+}
+
+export function ledgerRow(experiment: string, r: LedgerRowInput): LedgerRow {
+  const ratio = r.published === null || r.published === 0 || !Number.isFinite(r.published) ? null : r.simulated / r.published;
+  const inBand = r.band ? r.simulated >= Math.min(...r.band) && r.simulated <= Math.max(...r.band) : null;
+  return {
+    ...r,
+    experiment,
+    ratio,
+    inBand,
+    n: r.iterations.length,
+    stddev: sampleStddev(r.iterations),
+    ci95: confidenceInterval(r.iterations).halfWidth,
+  };
+}
+
+export function ledgerRows(experiments: readonly ReportExperiment[]): LedgerRow[] {
+  return experiments.flatMap((e) => e.rows.map((r) => ledgerRow(e.id, r)));
+}
+
+export interface LedgerTotals {
+  rows: number;
+  judged: number;
+  inBand: number;
+  outOfBand: number;
+}
+
+export function ledgerTotals(rows: readonly LedgerRow[]): LedgerTotals {
+  const judged = rows.filter((r) => r.inBand !== null);
+  const inBand = judged.filter((r) => r.inBand).length;
+  return { rows: rows.length, judged: judged.length, inBand, outOfBand: judged.length - inBand };
+}
+
+export const bandText = (b?: [number, number]) => (b ? `[${fmtNum(b[0])}, ${fmtNum(b[1])}]` : "-");
+export const inBandText = (v: boolean | null) => (v === null ? "-" : v ? "yes" : "NO");
+
+/** The ledger as a fixed-width text table (what `schedlab reproduce` prints). */
+export function formatLedger(experiments: readonly ReportExperiment[]): string {
+  const rows = ledgerRows(experiments);
+  const head = ["experiment", "metric", "variant", "published", "simulated", "±ci95", "ratio", "band", "in band"];
+  const body = rows.map((r) => [
+    r.experiment,
+    r.unit ? `${r.metric} (${r.unit})` : r.metric,
+    r.variant,
+    r.published === null ? "-" : fmtNum(r.published),
+    fmtNum(r.simulated),
+    fmtNum(r.ci95),
+    r.ratio === null ? "-" : r.ratio.toFixed(3),
+    bandText(r.band),
+    inBandText(r.inBand),
+  ]);
+  const numeric = new Set([3, 4, 5, 6]);
+  const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const fmt = (cells: string[]) => cells.map((c, i) => (numeric.has(i) ? c.padStart(w[i]) : c.padEnd(w[i]))).join("  ").trimEnd();
+  const t = ledgerTotals(rows);
+  return [fmt(head), fmt(w.map((n) => "-".repeat(n))), ...body.map(fmt), "", `${t.inBand}/${t.judged} judged rows in band${t.outOfBand ? `, ${t.outOfBand} out of band` : ""}`].join("\n");
+}
