@@ -1,0 +1,387 @@
+// A fluent builder for Machine: topology (sockets, dies, cores, threads, who shares L2/LLC,
+// NUMA nodes), Linux CPU numbering, costs, idle states. Every invalid parameter throws an Error
+// naming the field and the accepted values, so a notebook user sees what to fix.
+import {
+  SHARE_LEVELS,
+  type CacheSizes,
+  type CostModel,
+  type CpuInfo,
+  type IdleState,
+  type Machine,
+  type ShareLevel,
+} from "./types";
+
+/** What the last-level cache spans: one die, the whole package, or (no L3) the L2 instance. */
+export type LlcSpan = "die" | "package" | "l2";
+export const LLC_SPANS: readonly LlcSpan[] = ["die", "package", "l2"];
+
+/**
+ * Linux CPU numbering. "thread-major" is the x86 BIOS/MADT order: thread 0 of every core first
+ * (socket by socket), then thread 1 of every core, so SMT siblings are N/2 apart.
+ * "core-major" numbers the threads of a core consecutively (siblings adjacent).
+ */
+export type Numbering = "thread-major" | "core-major";
+export const NUMBERINGS: readonly Numbering[] = ["thread-major", "core-major"];
+
+export const LOCAL_DISTANCE = 10;
+/** Default remote distance: the usual 2-socket SLIT value (REMOTE_DISTANCE is 20 in the kernel). */
+export const DEFAULT_REMOTE_DISTANCE = 21;
+export const SCHED_CAPACITY_SCALE = 1024;
+
+/** Partial cost overrides; the per-share-level tables may be given in part. */
+export type CostOverrides = Partial<Omit<CostModel, "rqLockRemoteNs" | "cacheLineNs" | "copyBytesPerNs">> & {
+  rqLockRemoteNs?: Partial<Record<ShareLevel, number>>;
+  cacheLineNs?: Partial<Record<ShareLevel, number>>;
+  copyBytesPerNs?: Partial<Record<ShareLevel, number>>;
+};
+
+const SCALAR_COSTS = [
+  "contextSwitchNs", "syscallNs", "wakeupNs", "ipiSendNs", "ipiDeliveryNs", "rqLockLocalNs", "memoryBytesPerNs",
+] as const;
+const LEVEL_COSTS = ["rqLockRemoteNs", "cacheLineNs", "copyBytesPerNs"] as const;
+
+/** Every figure name of a CostModel, as used for Machine.sources keys ("costs.<name>[.<level>]"). */
+export function costFigureNames(): string[] {
+  const out: string[] = SCALAR_COSTS.map((k) => `costs.${k}`);
+  for (const k of LEVEL_COSTS) for (const l of SHARE_LEVELS) out.push(`costs.${k}.${l}`);
+  return out;
+}
+
+function table(values: number[]): Record<ShareLevel, number> {
+  const r = {} as Record<ShareLevel, number>;
+  SHARE_LEVELS.forEach((l, i) => (r[l] = values[i]));
+  return r;
+}
+
+/**
+ * Costs used when a hand-built machine does not state its own: a generic two-socket x86 server of
+ * the late 2010s, order-of-magnitude figures from kernel-mechanisms.md 6.6. Presets never rely on
+ * these; every preset figure comes from data/machines/<name>.json with its source.
+ */
+export const DEFAULT_COSTS: CostModel = {
+  contextSwitchNs: 1200,
+  syscallNs: 150,
+  wakeupNs: 400,
+  ipiSendNs: 200,
+  ipiDeliveryNs: 1500,
+  rqLockLocalNs: 20,
+  //                     same_cpu same_core shared_l2 shared_llc same_package same_node other_node
+  rqLockRemoteNs: table([0, 10, 40, 150, 150, 400, 400]),
+  cacheLineNs: table([1, 2, 10, 45, 45, 130, 130]),
+  copyBytesPerNs: table([20, 20, 15, 12, 12, 6, 6]),
+  memoryBytesPerNs: 10,
+};
+const DEFAULT_COST_SOURCE =
+  "builder default: generic 2-socket x86 server figure (order of magnitude, kernel-mechanisms.md 6.6); not measured for this machine";
+
+export const DEFAULT_CACHES: CacheSizes = { l2Bytes: 1 << 20, llcBytes: 32 << 20 };
+
+function fail(field: string, accepted: string, got: unknown): never {
+  throw new Error(`topology: ${field} must be ${accepted} (got ${fmt(got)})`);
+}
+
+function fmt(x: unknown): string {
+  if (typeof x === "string") return JSON.stringify(x);
+  if (Array.isArray(x)) return JSON.stringify(x);
+  return String(x);
+}
+
+function posInt(field: string, n: unknown): number {
+  if (typeof n !== "number" || !Number.isInteger(n) || n <= 0) fail(field, "a positive integer", n);
+  return n;
+}
+
+function checkCost(field: string, v: unknown, positive: boolean): void {
+  if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || (positive && v === 0)) {
+    throw new Error(`costs: ${field} must be a ${positive ? "positive" : "non-negative"} finite number (got ${fmt(v)})`);
+  }
+}
+
+export interface MachineBuilder {
+  name(s: string): MachineBuilder;
+  description(s: string): MachineBuilder;
+  sockets(n: number): MachineBuilder;
+  /** Dies per package (MCM parts such as the Core 2 Quad / Harpertown have 2). Default 1. */
+  diesPerSocket(n: number): MachineBuilder;
+  /** Cores per socket. */
+  cores(nPerSocket: number): MachineBuilder;
+  /** SMT threads per core. Default 1. */
+  threads(nPerCore: number): MachineBuilder;
+  /** Cores sharing one L2 instance (2 on Core 2 pairs). Default 1. */
+  l2SharedBy(nCores: number): MachineBuilder;
+  /** What the LLC spans. Default "package" ("l2" for machines without an L3). */
+  llc(span: LlcSpan): MachineBuilder;
+  /** NUMA nodes; sockets are split evenly across them. Default 1. */
+  nodes(n: number): MachineBuilder;
+  /** node x node SLIT distances; default LOCAL 10 / REMOTE 21. */
+  distance(matrix: number[][]): MachineBuilder;
+  /** Arch capacity of every CPU (1024 = biggest CPU at max frequency). */
+  capacity(n: number): MachineBuilder;
+  costs(partial: CostOverrides): MachineBuilder;
+  idleStates(states: IdleState[]): MachineBuilder;
+  caches(c: Partial<CacheSizes>): MachineBuilder;
+  numbering(order: Numbering): MachineBuilder;
+  /** CPUs offline at boot (Machine.online). */
+  offline(cpus: number[]): MachineBuilder;
+  /** Sources for figures ("costs.cacheLineNs.shared_l2" -> "..."); merged over the defaults. */
+  sources(s: Record<string, string>): MachineBuilder;
+  build(): Machine;
+}
+
+interface Params {
+  name: string;
+  description: string | null;
+  sockets: number;
+  dies: number;
+  cores: number | null;
+  threads: number;
+  l2SharedBy: number;
+  llc: LlcSpan;
+  nodes: number;
+  distance: number[][] | null;
+  capacity: number;
+  costs: CostOverrides;
+  idleStates: IdleState[] | null;
+  caches: Partial<CacheSizes>;
+  numbering: Numbering;
+  offline: number[];
+  sources: Record<string, string>;
+}
+
+export function machineBuilder(): MachineBuilder {
+  const p: Params = {
+    name: "custom",
+    description: null,
+    sockets: 1,
+    dies: 1,
+    cores: null,
+    threads: 1,
+    l2SharedBy: 1,
+    llc: "package",
+    nodes: 1,
+    distance: null,
+    capacity: SCHED_CAPACITY_SCALE,
+    costs: {},
+    idleStates: null,
+    caches: {},
+    numbering: "thread-major",
+    offline: [],
+    sources: {},
+  };
+  // Setters only record; build() validates everything at once so the order of calls is free.
+  const b: MachineBuilder = {
+    name(s) { p.name = s; return b; },
+    description(s) { p.description = s; return b; },
+    sockets(n) { p.sockets = n; return b; },
+    diesPerSocket(n) { p.dies = n; return b; },
+    cores(n) { p.cores = n; return b; },
+    threads(n) { p.threads = n; return b; },
+    l2SharedBy(n) { p.l2SharedBy = n; return b; },
+    llc(s) { p.llc = s; return b; },
+    nodes(n) { p.nodes = n; return b; },
+    distance(m) { p.distance = m; return b; },
+    capacity(n) { p.capacity = n; return b; },
+    costs(c) {
+      const { rqLockRemoteNs, cacheLineNs, copyBytesPerNs, ...scalars } = c;
+      p.costs = {
+        ...p.costs,
+        ...scalars,
+        rqLockRemoteNs: { ...p.costs.rqLockRemoteNs, ...rqLockRemoteNs },
+        cacheLineNs: { ...p.costs.cacheLineNs, ...cacheLineNs },
+        copyBytesPerNs: { ...p.costs.copyBytesPerNs, ...copyBytesPerNs },
+      };
+      return b;
+    },
+    idleStates(s) { p.idleStates = s.map((x) => ({ ...x })); return b; },
+    caches(c) { p.caches = { ...p.caches, ...c }; return b; },
+    numbering(o) { p.numbering = o; return b; },
+    offline(cpus) { p.offline = [...cpus]; return b; },
+    sources(s) { p.sources = { ...p.sources, ...s }; return b; },
+    build: () => build(p),
+  };
+  return b;
+}
+
+function build(p: Params): Machine {
+  if (typeof p.name !== "string" || p.name.length === 0) fail("name", "a non-empty string", p.name);
+  const sockets = posInt("sockets", p.sockets);
+  const dies = posInt("diesPerSocket", p.dies);
+  if (p.cores === null) fail("cores", "a positive integer (cores per socket; call .cores(n))", "unset");
+  const cores = posInt("cores", p.cores);
+  const threads = posInt("threads", p.threads);
+  const l2By = posInt("l2SharedBy", p.l2SharedBy);
+  const nodes = posInt("nodes", p.nodes);
+  if (!LLC_SPANS.includes(p.llc)) fail("llc", `one of ${LLC_SPANS.map((s) => `"${s}"`).join(", ")}`, p.llc);
+  if (!NUMBERINGS.includes(p.numbering)) {
+    fail("numbering", `one of ${NUMBERINGS.map((s) => `"${s}"`).join(", ")}`, p.numbering);
+  }
+  if (cores % dies !== 0) fail("cores", `divisible by diesPerSocket (${dies})`, cores);
+  const coresPerDie = cores / dies;
+  // An L2 never spans two dies: the cores sharing it must fit in one die.
+  if (coresPerDie % l2By !== 0) fail("l2SharedBy", `a divisor of the cores per die (${coresPerDie})`, l2By);
+  if (sockets % nodes !== 0) fail("nodes", `a divisor of sockets (${sockets}); sockets are split evenly across nodes`, nodes);
+  if (typeof p.capacity !== "number" || !Number.isInteger(p.capacity) || p.capacity <= 0 || p.capacity > SCHED_CAPACITY_SCALE) {
+    fail("capacity", `an integer in 1..${SCHED_CAPACITY_SCALE}`, p.capacity);
+  }
+  const nodeDistance = p.distance ?? defaultDistance(nodes);
+  checkDistance(nodeDistance, nodes);
+
+  const socketsPerNode = sockets / nodes;
+  const nCores = sockets * cores;
+  const n = nCores * threads;
+  const cpus: CpuInfo[] = new Array(n);
+  for (let s = 0; s < sockets; s++) {
+    for (let c = 0; c < cores; c++) {
+      const core = s * cores + c;
+      const die = s * dies + Math.floor(c / coresPerDie);
+      const l2 = Math.floor(core / l2By);
+      const llc = p.llc === "l2" ? l2 : p.llc === "die" ? die : s;
+      for (let t = 0; t < threads; t++) {
+        const id = p.numbering === "thread-major" ? t * nCores + core : core * threads + t;
+        cpus[id] = { id, thread: t, core, die, package: s, node: Math.floor(s / socketsPerNode), l2, llc, capacity: p.capacity };
+      }
+    }
+  }
+
+  const online = new Array<boolean>(n).fill(true);
+  for (const c of p.offline) {
+    if (!Number.isInteger(c) || c < 0 || c >= n) fail("offline", `CPU ids in 0..${n - 1}`, c);
+    online[c] = false;
+  }
+  if (!online.some(Boolean)) fail("offline", "a list leaving at least one CPU online", p.offline);
+
+  const costs = buildCosts(p.costs);
+  const idleStates = p.idleStates ?? [{ name: "C1", exitLatencyNs: 1000, targetResidencyNs: 2000, polling: false }];
+  checkIdleStates(idleStates);
+  const caches: CacheSizes = { ...DEFAULT_CACHES, ...p.caches };
+  for (const k of ["l2Bytes", "llcBytes"] as const) {
+    if (typeof caches[k] !== "number" || !Number.isInteger(caches[k]) || caches[k] <= 0) {
+      throw new Error(`caches: ${k} must be a positive integer number of bytes (got ${fmt(caches[k])})`);
+    }
+  }
+
+  // Every figure gets a source; what the caller did not source is marked as a builder default.
+  const sources: Record<string, string> = {};
+  for (const k of costFigureNames()) sources[k] = DEFAULT_COST_SOURCE;
+  for (const s of idleStates) {
+    sources[`idle.${s.name}.exitLatencyNs`] = sources[`idle.${s.name}.targetResidencyNs`] = "builder: given without a source";
+  }
+  sources["caches.l2Bytes"] = sources["caches.llcBytes"] = "builder: given without a source";
+  sources.nodeDistance = p.distance ? "builder: given without a source" : `builder default: LOCAL ${LOCAL_DISTANCE} / remote ${DEFAULT_REMOTE_DISTANCE}`;
+  sources.topology = "builder: given without a source";
+  if (p.idleStates === null) {
+    sources["idle.C1.exitLatencyNs"] = sources["idle.C1.targetResidencyNs"] = "builder default: a single HLT-like C1 state, 1 us exit / 2 us residency (choice)";
+  }
+  if (p.caches.l2Bytes === undefined) sources["caches.l2Bytes"] = "builder default: 1 MiB (choice)";
+  if (p.caches.llcBytes === undefined) sources["caches.llcBytes"] = "builder default: 32 MiB (choice)";
+  Object.assign(sources, p.sources);
+
+  const description =
+    p.description ??
+    `${sockets} socket(s) x ${dies > 1 ? `${dies} dies x ` : ""}${cores} cores x ${threads} thread(s), ` +
+      `L2 shared by ${l2By} core(s), LLC per ${p.llc}, ${nodes} NUMA node(s), ${p.numbering} numbering`;
+  return { name: p.name, description, cpus, nodeDistance: nodeDistance.map((r) => [...r]), online, costs, idleStates, caches, sources };
+}
+
+function defaultDistance(nodes: number): number[][] {
+  return Array.from({ length: nodes }, (_, i) =>
+    Array.from({ length: nodes }, (_, j) => (i === j ? LOCAL_DISTANCE : DEFAULT_REMOTE_DISTANCE)),
+  );
+}
+
+function checkDistance(m: unknown, nodes: number): asserts m is number[][] {
+  const shape = `a ${nodes}x${nodes} matrix (one row per node)`;
+  if (!Array.isArray(m) || m.length !== nodes) fail("distance", shape, m);
+  for (const row of m) if (!Array.isArray(row) || row.length !== nodes) fail("distance", shape, m);
+  const mm = m as number[][];
+  for (let i = 0; i < nodes; i++) {
+    for (let j = 0; j < nodes; j++) {
+      const d = mm[i][j];
+      if (i === j && d !== LOCAL_DISTANCE) fail(`distance[${i}][${i}]`, `${LOCAL_DISTANCE} (LOCAL_DISTANCE)`, d);
+      // The kernel keeps distances in 8 bits (sched_init_numa) and treats <= LOCAL as invalid.
+      if (i !== j && (!Number.isInteger(d) || d <= LOCAL_DISTANCE || d > 255)) {
+        fail(`distance[${i}][${j}]`, `an integer in ${LOCAL_DISTANCE + 1}..255`, d);
+      }
+      if (mm[j][i] !== d) fail(`distance[${j}][${i}]`, `equal to distance[${i}][${j}] (${d}); the matrix must be symmetric`, mm[j][i]);
+    }
+  }
+}
+
+function buildCosts(o: CostOverrides): CostModel {
+  const c: CostModel = {
+    ...DEFAULT_COSTS,
+    rqLockRemoteNs: { ...DEFAULT_COSTS.rqLockRemoteNs },
+    cacheLineNs: { ...DEFAULT_COSTS.cacheLineNs },
+    copyBytesPerNs: { ...DEFAULT_COSTS.copyBytesPerNs },
+  };
+  for (const k of SCALAR_COSTS) if (o[k] !== undefined) c[k] = o[k] as number;
+  for (const k of LEVEL_COSTS) {
+    const t = o[k];
+    if (!t) continue;
+    for (const key of Object.keys(t)) {
+      if (!(SHARE_LEVELS as readonly string[]).includes(key)) {
+        throw new Error(`costs: ${k} has an unknown share level "${key}"; accepted: ${SHARE_LEVELS.join(", ")}`);
+      }
+      c[k][key as ShareLevel] = t[key as ShareLevel] as number;
+    }
+  }
+  for (const k of Object.keys(o)) {
+    if (!(SCALAR_COSTS as readonly string[]).includes(k) && !(LEVEL_COSTS as readonly string[]).includes(k)) {
+      throw new Error(`costs: unknown figure "${k}"; accepted: ${[...SCALAR_COSTS, ...LEVEL_COSTS].join(", ")}`);
+    }
+  }
+  for (const k of SCALAR_COSTS) checkCost(k, c[k], k === "memoryBytesPerNs");
+  for (const k of LEVEL_COSTS) for (const l of SHARE_LEVELS) checkCost(`${k}.${l}`, c[k][l], k === "copyBytesPerNs");
+  return c;
+}
+
+function checkIdleStates(states: unknown): void {
+  if (!Array.isArray(states)) throw new Error(`idleStates: must be an array of {name, exitLatencyNs, targetResidencyNs, polling} (got ${fmt(states)})`);
+  const seen = new Set<string>();
+  let prevExit = -1;
+  states.forEach((s: IdleState, i) => {
+    const where = `idleStates[${i}]`;
+    if (!s || typeof s.name !== "string" || s.name.length === 0) throw new Error(`${where}: name must be a non-empty string (got ${fmt(s?.name)})`);
+    if (seen.has(s.name)) throw new Error(`${where}: name must be unique (got duplicate "${s.name}")`);
+    seen.add(s.name);
+    for (const k of ["exitLatencyNs", "targetResidencyNs"] as const) {
+      if (typeof s[k] !== "number" || !Number.isFinite(s[k]) || s[k] < 0) {
+        throw new Error(`${where}: ${k} must be a non-negative number of ns (got ${fmt(s[k])})`);
+      }
+    }
+    if (typeof s.polling !== "boolean") throw new Error(`${where}: polling must be true or false (got ${fmt(s.polling)})`);
+    // cpuidle drivers list states shallow to deep; the governor relies on that order.
+    if (s.exitLatencyNs < prevExit) {
+      throw new Error(`${where}: exitLatencyNs must not be below the previous state's (${prevExit}); list states shallow to deep`);
+    }
+    prevExit = s.exitLatencyNs;
+  });
+}
+
+/**
+ * A copy of `machine` with some cost figures replaced, for sensitivity sweeps over an unknown
+ * figure. The replaced figures' sources say so.
+ */
+export function withCosts(machine: Machine, overrides: CostOverrides, source = "override"): Machine {
+  const merged: CostOverrides = {
+    ...machine.costs,
+    ...overrides,
+    rqLockRemoteNs: { ...machine.costs.rqLockRemoteNs, ...overrides.rqLockRemoteNs },
+    cacheLineNs: { ...machine.costs.cacheLineNs, ...overrides.cacheLineNs },
+    copyBytesPerNs: { ...machine.costs.copyBytesPerNs, ...overrides.copyBytesPerNs },
+  };
+  const costs = buildCosts(merged);
+  const sources = { ...machine.sources };
+  for (const k of SCALAR_COSTS) if (overrides[k] !== undefined) sources[`costs.${k}`] = source;
+  for (const k of LEVEL_COSTS) for (const l of Object.keys(overrides[k] ?? {})) sources[`costs.${k}.${l}`] = source;
+  return {
+    ...machine,
+    cpus: machine.cpus.map((c) => ({ ...c })),
+    nodeDistance: machine.nodeDistance.map((r) => [...r]),
+    online: [...machine.online],
+    idleStates: machine.idleStates.map((s) => ({ ...s })),
+    caches: { ...machine.caches },
+    costs,
+    sources,
+  };
+}
