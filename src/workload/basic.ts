@@ -1,5 +1,5 @@
 // Small general workloads: CPU hogs with nice values, and pipe ping-pong pairs.
-import { recv, run, send } from "../kernel/ops";
+import { recv, run, send, sleep } from "../kernel/ops";
 import type { Task } from "../kernel/task";
 import type { Workload, WorkloadContext, WorkloadRun } from "./workload";
 import { requireInt, requireNumber } from "./workload";
@@ -117,6 +117,57 @@ export function pingpong(params: PingPongParams): Workload {
           const secs = (ctx.endNs - ctx.warmupNs) / SEC;
           const trips = count() - startCount;
           return { round_trips: trips, round_trips_per_s: trips / secs, round_trip_us: trips > 0 ? (secs * 1e6 * pairs) / trips : 0 };
+        },
+      };
+    },
+  };
+}
+
+export interface SleepersParams {
+  n: number;
+  /** Mean CPU burst, ns (exponentially distributed). */
+  runNs: number;
+  /** Mean sleep, ns (exponentially distributed). */
+  sleepNs: number;
+  nice?: number;
+  seconds?: number;
+  warmupSeconds?: number;
+}
+
+/** Tasks alternating random CPU bursts and random sleeps: a generic mixed load. */
+export function sleepers(params: SleepersParams): Workload {
+  const where = "workload.sleepers";
+  const n = requireInt(where, "n", params.n, 1, 100_000);
+  const runNs = requireNumber(where, "runNs", params.runNs, 0, false);
+  const sleepNs = requireNumber(where, "sleepNs", params.sleepNs, 0, false);
+  const nice = requireInt(where, "nice", params.nice ?? 0, -20, 19);
+  const seconds = requireNumber(where, "seconds", params.seconds ?? 1, 0, false);
+  const warm = requireNumber(where, "warmupSeconds", params.warmupSeconds ?? 0, 0);
+  return {
+    name: "sleepers",
+    params: { ...params },
+    defaultDurationNs: Math.round(seconds * SEC),
+    defaultWarmupNs: Math.round(warm * SEC),
+    setup(ctx: WorkloadContext): WorkloadRun {
+      const tasks: Task[] = [];
+      for (let i = 0; i < n; i++) {
+        tasks.push(
+          ctx.spawn({
+            comm: `sleeper${i}`, role: "sleeper", nice,
+            program: function* (t) {
+              for (;;) {
+                yield run(Math.max(1, Math.round(-runNs * Math.log(1 - t.random()))));
+                yield sleep(Math.max(1, Math.round(-sleepNs * Math.log(1 - t.random()))));
+                t.count("cycles");
+              }
+            },
+          }),
+        );
+      }
+      return {
+        metrics() {
+          const cycles = tasks.reduce((s, p) => s + (p.counters.cycles ?? 0), 0);
+          return { cycles, cycles_per_s: cycles / ((ctx.endNs - ctx.warmupNs) / SEC) };
         },
       };
     },

@@ -1,0 +1,182 @@
+// The `schedlab` command.
+import { presetNames, preset } from "./machine/presets";
+import { ERAS, isEra } from "./kernel/features";
+import { hookDescription, hookNames } from "./kernel/hooks";
+import { buildSchedDomains, describeDomains } from "./kernel/topology";
+import { defaultGroupCapacity } from "./kernel/topology";
+import { reproduction, reproductionIds, runReproduction, type Reproduction } from "./reproduce/registry";
+import { formatLedger, newLedger, type LedgerExperiment } from "./reproduce/ledger";
+import { writeReport } from "./reproduce/report";
+import { VERSION } from "./version";
+import "./index";
+
+const HELP = `schedlab ${VERSION} - a laboratory for the Linux CPU scheduler
+
+usage:
+  schedlab reproduce [ID ...] [options]   run published experiments, print the ledger, write a report
+      --json              print the ledger as one JSON object (no report unless --report)
+      --quick             shorter runs (the test profile)
+      --iterations N      iterations per variant (default: each experiment's own)
+      --duration S        simulated seconds per iteration (default: each experiment's own)
+      --seed S            master seed (default 1)
+      --report DIR        write DIR/index.html (default for a plain 'schedlab reproduce': report/)
+      --no-report         do not write a report
+  schedlab list                           the experiments that can be reproduced
+  schedlab presets                        machine presets
+  schedlab domains PRESET [--era E] [--offline CPU,CPU]
+                                          the sched domains the kernel of era E builds
+  schedlab hooks                          the decision points a patch can replace
+  schedlab --help | --version
+
+experiments: ${reproductionIds().join(", ")}
+eras: ${ERAS.join(", ")}`;
+
+interface Parsed {
+  positional: string[];
+  flags: Map<string, string | true>;
+}
+
+function parseArgs(argv: string[], valued: string[], boolean: string[]): Parsed {
+  const positional: string[] = [];
+  const flags = new Map<string, string | true>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (!a.startsWith("--")) {
+      positional.push(a);
+      continue;
+    }
+    const [name, inline] = a.slice(2).split("=", 2);
+    if (valued.includes(name)) {
+      const v = inline ?? argv[++i];
+      if (v === undefined) throw new Error(`--${name} needs a value`);
+      flags.set(name, v);
+    } else if (boolean.includes(name)) {
+      flags.set(name, true);
+    } else {
+      const accepted = [...valued, ...boolean].map((f) => `--${f}`).join(", ");
+      throw new Error(`unknown option --${name} (accepted: ${accepted})`);
+    }
+  }
+  return { positional, flags };
+}
+
+function positiveNumber(flag: string, v: string | true | undefined, integer: boolean): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (v === true || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    throw new Error(`--${flag} must be a positive ${integer ? "integer" : "number"} (got ${v === true ? "nothing" : v})`);
+  }
+  return n;
+}
+
+function progressLine(text: string): void {
+  if (process.stderr.isTTY) process.stderr.write(`\r\x1b[K${text}`);
+  else process.stderr.write(`${text}\n`);
+}
+
+async function reproduceCmd(argv: string[]): Promise<number> {
+  const { positional, flags } = parseArgs(argv, ["iterations", "duration", "seed", "report"], ["json", "quick", "no-report"]);
+  const ids = positional.length ? positional : reproductionIds();
+  const repros: Reproduction[] = ids.map((id) => reproduction(id));
+  const iterations = positiveNumber("iterations", flags.get("iterations"), true);
+  const duration = positiveNumber("duration", flags.get("duration"), false);
+  const seedFlag = flags.get("seed");
+  const seed = seedFlag === undefined ? "1" : String(seedFlag);
+  const json = flags.has("json");
+  let reportDir: string | null = null;
+  if (typeof flags.get("report") === "string") reportDir = flags.get("report") as string;
+  else if (!json && positional.length === 0 && !flags.has("no-report")) reportDir = "report";
+  if (flags.has("no-report")) reportDir = null;
+
+  const experiments: LedgerExperiment[] = [];
+  const runs: Array<{ repro: Reproduction; res: ReturnType<typeof runReproduction> }> = [];
+  for (const r of repros) {
+    const base = flags.has("quick") ? r.quick : r.full;
+    const profile = { ...base, iterations: iterations ?? base.iterations, duration: duration ?? base.duration };
+    const t0 = Date.now();
+    const res = runReproduction(r, profile, {
+      seed,
+      onProgress: (done, total, last) =>
+        progressLine(`[${r.id}] ${done}/${total} runs (variant ${last.variant}, iteration ${last.iteration}), ${((Date.now() - t0) / 1000).toFixed(1)} s`),
+    });
+    if (process.stderr.isTTY) process.stderr.write("\n");
+    const spec = res.data.spec;
+    experiments.push({
+      id: r.id, title: r.title, machine: r.machine, source: r.source, rows: r.rows(res),
+      run: { iterations: spec.iterations, durationS: spec.durationNs / 1e9, seed: spec.seed, era: spec.era },
+      notes: r.notes,
+    });
+    runs.push({ repro: r, res });
+  }
+  const ledger = newLedger(experiments);
+  if (json) process.stdout.write(JSON.stringify(ledger) + "\n");
+  else process.stdout.write(formatLedger(ledger) + "\n");
+  if (reportDir) {
+    const file = writeReport(reportDir, ledger, runs);
+    process.stderr.write(`report written to ${file}\n`);
+  }
+  return 0;
+}
+
+function domainsCmd(argv: string[]): number {
+  const { positional, flags } = parseArgs(argv, ["era", "offline"], []);
+  if (positional.length !== 1) throw new Error(`domains: give one preset (accepted: ${presetNames().join(", ")})`);
+  const m = preset(positional[0]);
+  const era = (flags.get("era") as string | undefined) ?? "6.19";
+  if (!isEra(era)) throw new Error(`--era must be one of ${ERAS.join(", ")} (got ${era})`);
+  const online = [...m.online];
+  const off = flags.get("offline");
+  if (typeof off === "string") {
+    for (const s of off.split(",")) {
+      const c = Number(s);
+      if (!Number.isInteger(c) || c < 1 || c >= m.cpus.length) throw new Error(`--offline: cpu must be an integer from 1 to ${m.cpus.length - 1} (got ${s})`);
+      online[c] = false;
+    }
+  }
+  process.stdout.write(describeDomains(buildSchedDomains(m, online, era, defaultGroupCapacity(era))) + "\n");
+  return 0;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  switch (cmd) {
+    case undefined:
+    case "--help":
+    case "-h":
+    case "help":
+      process.stdout.write(HELP + "\n");
+      return cmd === undefined ? 1 : 0;
+    case "--version":
+      process.stdout.write(VERSION + "\n");
+      return 0;
+    case "reproduce":
+      return reproduceCmd(rest);
+    case "list":
+      for (const id of reproductionIds()) {
+        const r = reproduction(id);
+        process.stdout.write(`${id.padEnd(8)} ${r.machine.padEnd(14)} ${r.title}\n`);
+      }
+      return 0;
+    case "presets":
+      for (const name of presetNames()) process.stdout.write(`${name.padEnd(14)} ${preset(name).description}\n`);
+      return 0;
+    case "domains":
+      return domainsCmd(rest);
+    case "hooks":
+      for (const h of hookNames()) process.stdout.write(`${h.padEnd(32)} ${hookDescription(h)}\n`);
+      return 0;
+    default:
+      throw new Error(`unknown command "${cmd}" (accepted: reproduce, list, presets, domains, hooks, --help, --version)`);
+  }
+}
+
+// Allow `node --import tsx src/cli.ts ...` as well as the bin wrapper.
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => (process.exitCode = code),
+    (err: Error) => {
+      process.stderr.write(`schedlab: ${err.message}\n`);
+      process.exitCode = 2;
+    },
+  );
+}

@@ -1,0 +1,119 @@
+// Running one iteration of one variant: build the machine and the kernel, set the workload up,
+// advance the clock, and collect everything into a plain IterationResult.
+import type { Machine } from "../machine/types";
+import { Kernel } from "../kernel/core";
+import { snapshotCounters } from "../kernel/counters";
+import type { Era } from "../kernel/features";
+import { Hooks } from "../kernel/hooks";
+import { TASK_DEAD } from "../kernel/task";
+import type { Patch } from "../patch/patch";
+import { applyPatches } from "../patch/patch";
+import type { Workload } from "../workload/workload";
+import { makeContext } from "../workload/workload";
+import type { CpuStats, IterationResult, TaskStats } from "./types";
+
+export interface IterationSpec {
+  machine: Machine;
+  /** Online state for this run (offline CPUs removed from the domains before boot). */
+  online: boolean[];
+  era: Era;
+  patches: readonly Patch[];
+  workload: Workload;
+  variant: string;
+  iteration: number;
+  seed: string;
+  durationNs: number;
+  warmupNs: number;
+  trace: boolean;
+  /** Check kernel invariants this often (simulated ns); 0 = only at the end. */
+  checkEveryNs?: number;
+  /** Extra tunable overrides applied after the patches. */
+  tunables?: Record<string, number>;
+  /** Called with the kernel before the workload is set up (tests and explain use it). */
+  onKernel?: (k: Kernel) => void;
+}
+
+export function buildKernel(spec: Pick<IterationSpec, "machine" | "online" | "era" | "patches" | "seed" | "trace" | "tunables">): Kernel {
+  const { tunables, features, replacements } = applyPatches(spec.era, spec.patches);
+  Object.assign(tunables, spec.tunables ?? {});
+  return new Kernel({
+    machine: spec.machine,
+    era: spec.era,
+    tunables,
+    features,
+    hooks: new Hooks(spec.era, replacements),
+    seed: spec.seed,
+    online: spec.online,
+    trace: spec.trace,
+  });
+}
+
+export function runIteration(spec: IterationSpec): { result: IterationResult; kernel: Kernel } {
+  const k = buildKernel(spec);
+  spec.onKernel?.(k);
+  const end = spec.durationNs;
+  const ctx = makeContext(k, spec.warmupNs, end);
+  const wl = spec.workload.setup(ctx);
+  const step = spec.checkEveryNs ?? 0;
+  if (step > 0) {
+    for (let t = step; t < end; t += step) {
+      k.runUntil(t);
+      k.checkInvariants();
+    }
+  }
+  k.runUntil(end);
+  k.flushAccounting();
+  k.checkInvariants();
+  const metrics = sortKeys(wl.metrics());
+  const series = sortKeys(wl.series ? wl.series() : {});
+  const result: IterationResult = {
+    variant: spec.variant,
+    iteration: spec.iteration,
+    seed: spec.seed,
+    durationNs: end,
+    metrics,
+    series,
+    tasks: k.tasks.map(taskStats(k)),
+    cpus: k.rqs.map(
+      (rq): CpuStats => ({
+        cpu: rq.cpu,
+        online: rq.online,
+        idleNs: rq.online ? rq.idleNs : 0,
+        busyNs: rq.online ? end - rq.idleNs : 0,
+        contextSwitches: rq.contextSwitches,
+        ipisReceived: rq.ipisReceived,
+      }),
+    ),
+    sched: snapshotCounters(k.counters),
+    events: k.events,
+  };
+  if (k.trace) result.trace = k.trace;
+  return { result, kernel: k };
+}
+
+function taskStats(k: Kernel) {
+  return (p: Kernel["tasks"][number]): TaskStats => ({
+    pid: p.pid,
+    comm: p.comm,
+    role: p.role,
+    policy: p.policy,
+    nice: p.nice,
+    rtPriority: p.rtPriority,
+    runtimeNs: p.se.sumExecRuntime,
+    waitNs: p.stats.waitNs + (p.state !== TASK_DEAD && p.onRq && !p.onCpu ? k.now - p.lastStateChange : 0),
+    sleepNs: p.stats.sleepNs,
+    switches: p.stats.nvcsw + p.stats.nivcsw,
+    voluntarySwitches: p.stats.nvcsw,
+    involuntarySwitches: p.stats.nivcsw,
+    migrations: p.stats.migrations,
+    wakeups: p.stats.wakeups,
+    lastCpu: p.cpu,
+    counters: sortKeys(p.counters),
+  });
+}
+
+function sortKeys<T>(r: Record<string, T>): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const key of Object.keys(r).sort()) out[key] = r[key];
+  return out;
+}

@@ -1,0 +1,72 @@
+// The reproduction ledger: for each experiment, each published number beside the simulated one.
+import { mean } from "../analysis/stats";
+import { ledgerRow as judgeRow } from "../report/ledger";
+import { VERSION } from "../version";
+
+export interface LedgerRow {
+  metric: string;
+  variant: string;
+  /** The published figure, or null where the source gives none. */
+  published: number | null;
+  /** Mean over iterations. */
+  simulated: number;
+  iterations: number[];
+  /** simulated / published. */
+  ratio: number | null;
+  /** The band the reproduction aims for (from the issue/notes), if any. */
+  band: [number, number] | null;
+  inBand: boolean | null;
+}
+
+export interface LedgerExperiment {
+  id: string;
+  title: string;
+  machine: string;
+  /** Seed file the published numbers come from. */
+  source: string;
+  rows: LedgerRow[];
+  /** Simulated seconds per iteration, iterations, seed: enough to rerun. */
+  run: { iterations: number; durationS: number; seed: string; era: string };
+  notes?: string;
+}
+
+export interface Ledger {
+  version: string;
+  experiments: LedgerExperiment[];
+}
+
+export function ledgerRow(metric: string, variant: string, published: number | null, iterations: number[], band: [number, number] | null = null): LedgerRow {
+  const simulated = iterations.length ? mean(iterations) : NaN;
+  // ratio and in-band judgement as the HTML report computes them
+  const judged = judgeRow("", { metric, variant, published, simulated, iterations, ...(band ? { band } : {}) });
+  return { metric, variant, published, simulated, iterations, ratio: judged.ratio, band, inBand: judged.inBand };
+}
+
+export function newLedger(experiments: LedgerExperiment[]): Ledger {
+  return { version: VERSION, experiments };
+}
+
+function fmt(x: number | null): string {
+  if (x === null || Number.isNaN(x)) return "-";
+  const a = Math.abs(x);
+  if (a !== 0 && (a < 0.01 || a >= 1e6)) return x.toExponential(3);
+  return a >= 100 ? x.toFixed(1) : x.toFixed(4);
+}
+
+/** The ledger as a readable table. */
+export function formatLedger(l: Ledger): string {
+  const out: string[] = [`schedlab ${l.version} reproduction ledger`];
+  for (const e of l.experiments) {
+    out.push("", `${e.id}  ${e.title}`, `    machine ${e.machine}, era ${e.run.era}, ${e.run.iterations} iterations x ${e.run.durationS} s, seed ${e.run.seed}; source ${e.source}`);
+    const head = ["metric", "variant", "published", "simulated", "ratio", "band", "in band"];
+    const rows = e.rows.map((r) => [
+      r.metric, r.variant, fmt(r.published), fmt(r.simulated), r.ratio === null ? "-" : r.ratio.toFixed(3),
+      r.band ? `${fmt(r.band[0])}..${fmt(r.band[1])}` : "-", r.inBand === null ? "-" : r.inBand ? "yes" : "NO",
+    ]);
+    const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+    const line = (cells: string[]) => "    " + cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
+    out.push(line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line));
+    if (e.notes) out.push(`    note: ${e.notes}`);
+  }
+  return out.join("\n");
+}

@@ -1,0 +1,31 @@
+// `schedlab reproduce --report DIR`: the ledger and each experiment's figures as one HTML page.
+import { writeReport as writeHtml } from "../report/html";
+import type { Results } from "../experiment/results";
+import type { Ledger } from "./ledger";
+import type { Reproduction } from "./registry";
+import { VERSION } from "../version";
+
+export function writeReport(dir: string, ledger: Ledger, runs: Array<{ repro: Reproduction; res: Results }>): string {
+  const experiments = ledger.experiments.map((e) => {
+    const run = runs.find((r) => r.repro.id === e.id);
+    return {
+      id: e.id,
+      title: e.title,
+      machine: e.machine,
+      source: e.source,
+      notes: e.notes,
+      rows: e.rows.map((r) => ({
+        metric: r.metric, variant: r.variant, published: r.published, simulated: r.simulated,
+        iterations: r.iterations, ...(r.band ? { band: r.band } : {}),
+      })),
+      figures: run?.repro.figures ? run.repro.figures(run.res) : [],
+      spec: run?.res.data.spec,
+    };
+  });
+  const ids = ledger.experiments.map((e) => e.id).join(" ");
+  return writeHtml(dir, {
+    version: VERSION,
+    experiments,
+    rerun: `npx schedlab reproduce ${ids} --report ${dir}`,
+  });
+}
