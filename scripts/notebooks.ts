@@ -131,7 +131,7 @@ function writeHookConfig(dir: string): string {
   return file;
 }
 
-interface NbCell {
+export interface NbCell {
   cell_type: string;
   source: string | string[];
   metadata?: { tags?: string[]; schedlab?: { status?: string } };

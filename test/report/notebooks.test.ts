@@ -3,10 +3,10 @@ import assert from "node:assert/strict";
 import * as fs from "fs";
 import * as path from "path";
 import { spawnSync } from "child_process";
-import { cellFailures, writeKernelspec } from "../../scripts/notebooks";
+import { cellFailures, writeKernelspec, type NbCell } from "../../scripts/notebooks";
 
 const ROOT = path.resolve(__dirname, "..", "..");
-const code = (source: string, status?: string, outputs: unknown[] = [], tags?: string[]) => ({
+const code = (source: string, status?: string, outputs: NbCell["outputs"] = [], tags?: string[]): NbCell => ({
   cell_type: "code",
   source,
   metadata: { ...(status ? { schedlab: { status } } : {}), ...(tags ? { tags } : {}) },
