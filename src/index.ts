@@ -22,7 +22,7 @@ export type { Machine, CpuInfo, CostModel, ShareLevel, IdleState } from "./machi
 export { buildSchedDomains, describeDomains, defaultGroupCapacity } from "./kernel/topology";
 export type { SchedDomain, SchedGroup, DomainTree } from "./kernel/sched_domain";
 export { Kernel, type SpawnSpec } from "./kernel/core";
-export { run, sleep, send, recv, wait, wake, yieldCpu, setNice, setPolicy, setAffinity, exit, type Op, type Program, type TaskApi } from "./kernel/ops";
+export { run, sleep, send, recv, wait, wake, yieldCpu, setNice, setPolicy, setAffinity, call, exit, Op, type Program, type TaskApi } from "./kernel/ops";
 export { Channel } from "./kernel/channel";
 export { SCHED_PRIO_TO_WEIGHT, niceToWeight } from "./kernel/prio";
 export type { Workload, WorkloadContext, WorkloadRun } from "./workload/workload";

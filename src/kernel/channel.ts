@@ -4,15 +4,13 @@ import type { Task } from "./task";
 
 export type ChannelKind = "pipe" | "dgram";
 
-export interface Message {
-  bytes: number;
-  writerCpu: number;
-  sentAt: number;
-}
-
 export class Channel {
-  readonly queue: Message[] = [];
+  // A growable ring of messages in parallel arrays (no per-message allocation).
+  private bytesQ = new Float64Array(16);
+  private cpuQ = new Int32Array(16);
+  private timeQ = new Float64Array(16);
   private head = 0;
+  private count = 0;
   queuedBytes = 0;
   /** Readers blocked in recv, in arrival order. */
   readonly waiters: Task[] = [];
@@ -20,6 +18,10 @@ export class Channel {
   received = 0;
   dropped = 0;
   bytesReceived = 0;
+  /** Fields of the message last taken by shift(). */
+  lastBytes = 0;
+  lastWriterCpu = 0;
+  lastSentAt = 0;
 
   /**
    * @param capacityBytes pipe buffer (writes beyond it would block; we model no blocking writers
@@ -31,31 +33,56 @@ export class Channel {
   }
 
   get length(): number {
-    return this.queue.length - this.head;
+    return this.count;
   }
 
   /** Returns false when a datagram was dropped for lack of buffer space. */
-  push(m: Message): boolean {
+  push(bytes: number, writerCpu: number, sentAt: number): boolean {
     this.sent++;
-    if (this.kind === "dgram" && this.queuedBytes + m.bytes > this.capacityBytes) {
+    if (this.kind === "dgram" && this.queuedBytes + bytes > this.capacityBytes) {
       this.dropped++;
       return false;
     }
-    this.queue.push(m);
-    this.queuedBytes += m.bytes;
+    if (this.count === this.bytesQ.length) this.grow();
+    const cap = this.bytesQ.length;
+    const i = (this.head + this.count) % cap;
+    this.bytesQ[i] = bytes;
+    this.cpuQ[i] = writerCpu;
+    this.timeQ[i] = sentAt;
+    this.count++;
+    this.queuedBytes += bytes;
     return true;
   }
 
-  shift(): Message | undefined {
-    if (this.head >= this.queue.length) return undefined;
-    const m = this.queue[this.head++];
-    if (this.head > 1024 && this.head * 2 > this.queue.length) {
-      this.queue.splice(0, this.head);
-      this.head = 0;
-    }
-    this.queuedBytes -= m.bytes;
+  /** Takes the oldest message into lastBytes/lastWriterCpu/lastSentAt; false when empty. */
+  shift(): boolean {
+    if (this.count === 0) return false;
+    const i = this.head;
+    this.lastBytes = this.bytesQ[i];
+    this.lastWriterCpu = this.cpuQ[i];
+    this.lastSentAt = this.timeQ[i];
+    this.head = (i + 1) % this.bytesQ.length;
+    this.count--;
+    this.queuedBytes -= this.lastBytes;
     this.received++;
-    this.bytesReceived += m.bytes;
-    return m;
+    this.bytesReceived += this.lastBytes;
+    return true;
+  }
+
+  private grow(): void {
+    const cap = this.bytesQ.length;
+    const b = new Float64Array(cap * 2);
+    const c = new Int32Array(cap * 2);
+    const t = new Float64Array(cap * 2);
+    for (let k = 0; k < this.count; k++) {
+      const j = (this.head + k) % cap;
+      b[k] = this.bytesQ[j];
+      c[k] = this.cpuQ[j];
+      t[k] = this.timeQ[j];
+    }
+    this.bytesQ = b;
+    this.cpuQ = c;
+    this.timeQ = t;
+    this.head = 0;
   }
 }

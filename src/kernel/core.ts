@@ -413,16 +413,17 @@ export class Kernel {
   private startTick(rq: Rq): void {
     if (rq.tickRunning) return;
     rq.tickRunning = true;
-    rq.tickGen++;
-    // Ticks are aligned across CPUs (no skew_tick), as on a default x86 kernel.
+    // Ticks stay on the jiffy grid, aligned across CPUs (no skew_tick) as on a default x86
+    // kernel; a tick still pending from before a short idle period simply fires.
+    if (rq.tickEventAt > this.now) return;
     const next = (Math.floor(this.now / this.tickNs) + 1) * this.tickNs;
-    this.eq.push(next, EV_TICK, rq.cpu, rq.tickGen);
+    rq.tickEventAt = next;
+    this.eq.push(next, EV_TICK, rq.cpu, 0);
   }
 
   private stopTick(rq: Rq): void {
-    // NOHZ idle: the tick stops while the CPU idles.
+    // NOHZ idle: the tick stops while the CPU idles (a pending tick event is dropped when it fires).
     rq.tickRunning = false;
-    rq.tickGen++;
   }
 
   /** scheduler_tick */
@@ -466,7 +467,7 @@ export class Kernel {
     switch (kind) {
       case EV_RUN_DONE: {
         const rq = this.rqs[a];
-        if (b !== rq.runGen || !rq.curr) return;
+        if (b !== rq.runGen || !rq.curr) return this.stale();
         rq.runEventPending = false;
         this.thisCpu = a;
         const p = rq.curr;
@@ -478,10 +479,14 @@ export class Kernel {
       }
       case EV_TICK: {
         const rq = this.rqs[a];
-        if (b !== rq.tickGen) return;
+        rq.tickEventAt = -1;
+        if (!rq.tickRunning) return this.stale();
         this.thisCpu = a;
         this.schedulerTick(rq);
-        if (rq.tickRunning) this.eq.push(this.now + this.tickNs, EV_TICK, a, rq.tickGen);
+        if (rq.tickRunning) {
+          rq.tickEventAt = this.now + this.tickNs;
+          this.eq.push(rq.tickEventAt, EV_TICK, a, 0);
+        }
         this.finish(rq);
         return;
       }
@@ -505,7 +510,7 @@ export class Kernel {
       }
       case EV_TIMER: {
         const p = this.tasks[a - 1];
-        if (b !== p.timerGen) return;
+        if (b !== p.timerGen) return this.stale();
         // The timer interrupt on an idle CPU first has to bring the CPU out of its idle state.
         const lat = exitLatencyNs(this.idleStates, this.rqs[p.cpu]);
         if (lat > 0) this.eq.push(this.now + lat, EV_TIMER_FIRE, a, b);
@@ -514,7 +519,7 @@ export class Kernel {
       }
       case EV_TIMER_FIRE: {
         const p = this.tasks[a - 1];
-        if (b !== p.timerGen) return;
+        if (b !== p.timerGen) return this.stale();
         this.timerFire(p);
         return;
       }
@@ -526,6 +531,11 @@ export class Kernel {
         return;
       }
     }
+  }
+
+  /** A cancelled event popped: it does not count as processed. */
+  private stale(): void {
+    this.events--;
   }
 
   private timerFire(p: Task): void {

@@ -8,6 +8,7 @@ import type { Task } from "./task";
 import { TASK_DEAD, TASK_INTERRUPTIBLE } from "./task";
 import { tryToWakeUp, WF_SYNC } from "./ttwu";
 import { POLICIES } from "./prio";
+import { OP_AFFINITY, OP_CALL, OP_EXIT, OP_NICE, OP_POLICY, OP_RECV, OP_RUN, OP_SEND, OP_SLEEP, OP_WAIT, OP_WAKE, OP_YIELD } from "./ops";
 
 /** Longest run of zero-cost operations before we call the program broken. */
 const MAX_INSTANT_OPS = 100_000;
@@ -73,43 +74,43 @@ export function continueTask(k: Kernel, rq: Rq, p: Task): void {
       }
       op = p.op = r.value;
     }
-    switch (op.op) {
-      case "run": {
+    switch (op.kind) {
+      case OP_RUN: {
         if (!(op.ns >= 0)) throw badOp(p, "run.ns", op.ns, "a duration >= 0 ns");
         p.op = null;
         if (op.ns === 0) continue;
         p.segWorkNs += op.ns;
         return begin(k, rq, p);
       }
-      case "sleep": {
+      case OP_SLEEP: {
         if (!(op.ns >= 0) || op.ns === Infinity) throw badOp(p, "sleep.ns", op.ns, "a finite duration >= 0 ns");
         p.op = null;
         k.armTimer(p, k.now + Math.round(costs.syscallNs + op.ns));
         block(k, rq, p);
         return;
       }
-      case "send": {
+      case OP_SEND: {
         if (!(op.bytes >= 0)) throw badOp(p, "send.bytes", op.bytes, "a byte count >= 0");
         p.op = null;
-        op.ch.push({ bytes: op.bytes, writerCpu: rq.cpu, sentAt: k.now });
+        op.ch!.push(op.bytes, rq.cpu, k.now);
         // Writing into the kernel buffer from a warm user buffer: local copy speed.
         p.segOverheadNs += costs.syscallNs + k.cache.copyNs(op.bytes, rq.cpu, rq.cpu);
-        const reader = op.ch.waiters.shift();
+        const reader = op.ch!.waiters.shift();
         if (reader) tryToWakeUp(k, reader, op.sync ? WF_SYNC : 0, rq.cpu, p);
         return begin(k, rq, p);
       }
-      case "recv": {
-        const m = op.ch.shift();
-        if (!m) {
-          op.ch.waiters.push(p);
+      case OP_RECV: {
+        const ch = op.ch!;
+        if (!ch.shift()) {
+          op.ch!.waiters.push(p);
           block(k, rq, p);
           return;
         }
         p.op = null;
-        p.segOverheadNs += costs.syscallNs + k.cache.copyNs(m.bytes, m.writerCpu, rq.cpu);
+        p.segOverheadNs += costs.syscallNs + k.cache.copyNs(ch.lastBytes, ch.lastWriterCpu, rq.cpu);
         return begin(k, rq, p);
       }
-      case "wait": {
+      case OP_WAIT: {
         p.op = null;
         if (p.wakePending) {
           p.wakePending = false;
@@ -120,7 +121,7 @@ export function continueTask(k: Kernel, rq: Rq, p: Task): void {
         block(k, rq, p);
         return;
       }
-      case "wake": {
+      case OP_WAKE: {
         p.op = null;
         const target = k.taskByPid(op.pid);
         if (!target) throw badOp(p, "wake.pid", op.pid, "the pid of a spawned task");
@@ -133,7 +134,7 @@ export function continueTask(k: Kernel, rq: Rq, p: Task): void {
         p.segOverheadNs += costs.syscallNs;
         return begin(k, rq, p);
       }
-      case "yield": {
+      case OP_YIELD: {
         p.op = null;
         if (p.schedClass === "fair") k.fair.yieldTask(rq, p);
         else if (p.schedClass === "rt") k.rt.yieldTask(rq, p);
@@ -141,39 +142,39 @@ export function continueTask(k: Kernel, rq: Rq, p: Task): void {
         rq.needResched = true;
         return begin(k, rq, p);
       }
-      case "nice": {
+      case OP_NICE: {
         if (!Number.isInteger(op.nice) || op.nice < -20 || op.nice > 19) throw badOp(p, "nice", op.nice, "an integer from -20 to 19");
         p.op = null;
         k.changeScheduling(p, p.policy, op.nice, p.rtPriority);
         p.segOverheadNs += costs.syscallNs;
         return begin(k, rq, p);
       }
-      case "policy": {
+      case OP_POLICY: {
         if (!POLICIES.includes(op.policy)) throw badOp(p, "policy", op.policy, POLICIES.join(" | "));
         p.op = null;
         k.changeScheduling(p, op.policy, p.nice, op.rtPriority);
         p.segOverheadNs += costs.syscallNs;
         return begin(k, rq, p);
       }
-      case "affinity": {
+      case OP_AFFINITY: {
         p.op = null;
-        p.setAffinity(op.cpus);
-        if (!op.cpus.some((c) => k.rqs[c].online)) throw badOp(p, "affinity", op.cpus.join(","), "a list containing an online CPU");
+        p.setAffinity(op.cpus!);
+        if (!op.cpus!.some((c) => k.rqs[c].online)) throw badOp(p, "affinity", op.cpus!.join(","), "a list containing an online CPU");
         if (!p.cpusAllowed[rq.cpu]) rq.needResched = true; // schedule() moves it
         p.segOverheadNs += costs.syscallNs;
         return begin(k, rq, p);
       }
-      case "call": {
+      case OP_CALL: {
         p.op = null;
-        op.fn();
+        op.fn!();
         continue;
       }
-      case "exit":
+      case OP_EXIT:
         p.op = null;
         taskExit(k, rq, p);
         return;
       default:
-        throw badOp(p, "op", (op as { op: unknown }).op, "run | sleep | send | recv | wait | wake | yield | nice | policy | affinity | call | exit");
+        throw badOp(p, "op", op.op, "run | sleep | send | recv | wait | wake | yield | nice | policy | affinity | call | exit");
     }
   }
   throw new Error(`task ${p.comm}/${p.pid}: ${MAX_INSTANT_OPS} zero-cost operations in a row (a program loop that never runs, sleeps or blocks)`);

@@ -3,38 +3,74 @@
 import type { Channel } from "./channel";
 import type { Policy } from "./prio";
 
-export type Op =
-  /** Burn CPU for `ns` of work (at capacity 1024 with a warm cache). Infinity = forever. */
-  | { op: "run"; ns: number }
-  /** Sleep for `ns` (hrtimer); the task is woken by a timer on its CPU. */
-  | { op: "sleep"; ns: number }
-  /** Write `bytes` to a channel; wakes a blocked reader (a sync wakeup if `sync`). */
-  | { op: "send"; ch: Channel; bytes: number; sync: boolean }
-  /** Read one message from a channel, blocking while it is empty. */
-  | { op: "recv"; ch: Channel }
-  /** Block until another task wakes this one with `wake` (futex-style wait). */
-  | { op: "wait" }
-  /** Wake a task blocked in `wait` (wake_up_process). */
-  | { op: "wake"; pid: number; sync: boolean }
-  | { op: "yield" }
-  | { op: "nice"; nice: number }
-  | { op: "policy"; policy: Policy; rtPriority: number }
-  | { op: "affinity"; cpus: number[] }
-  /** Run a kernel-side callback in this task's context (used by kernel threads). */
-  | { op: "call"; fn: () => void }
-  | { op: "exit" };
+export type OpName = "run" | "sleep" | "send" | "recv" | "wait" | "wake" | "yield" | "nice" | "policy" | "affinity" | "call" | "exit";
 
-export const run = (ns: number): Op => ({ op: "run", ns });
-export const sleep = (ns: number): Op => ({ op: "sleep", ns });
-export const send = (ch: Channel, bytes: number, sync = true): Op => ({ op: "send", ch, bytes, sync });
-export const recv = (ch: Channel): Op => ({ op: "recv", ch });
-export const wait = (): Op => ({ op: "wait" });
-export const wake = (pid: number, sync = false): Op => ({ op: "wake", pid, sync });
-export const yieldCpu = (): Op => ({ op: "yield" });
-export const setNice = (nice: number): Op => ({ op: "nice", nice });
-export const setPolicy = (policy: Policy, rtPriority = 0): Op => ({ op: "policy", policy, rtPriority });
-export const setAffinity = (cpus: number[]): Op => ({ op: "affinity", cpus });
-export const exit = (): Op => ({ op: "exit" });
+export const OP_RUN = 0;
+export const OP_SLEEP = 1;
+export const OP_SEND = 2;
+export const OP_RECV = 3;
+export const OP_WAIT = 4;
+export const OP_WAKE = 5;
+export const OP_YIELD = 6;
+export const OP_NICE = 7;
+export const OP_POLICY = 8;
+export const OP_AFFINITY = 9;
+export const OP_CALL = 10;
+export const OP_EXIT = 11;
+
+const KIND: Record<OpName, number> = {
+  run: OP_RUN, sleep: OP_SLEEP, send: OP_SEND, recv: OP_RECV, wait: OP_WAIT, wake: OP_WAKE,
+  yield: OP_YIELD, nice: OP_NICE, policy: OP_POLICY, affinity: OP_AFFINITY, call: OP_CALL, exit: OP_EXIT,
+};
+
+/**
+ * One operation. Every op has the same shape (one class, all fields) so the executor's property
+ * reads stay monomorphic; build them with the factories below.
+ */
+export class Op {
+  readonly kind: number;
+  /** run: work in ns at capacity 1024 with a warm cache (Infinity = forever); sleep: duration. */
+  ns = 0;
+  ch: Channel | null = null;
+  bytes = 0;
+  /** send/wake: a sync wakeup (the waker is about to sleep). */
+  sync = false;
+  pid = 0;
+  nice = 0;
+  policy: Policy = "normal";
+  rtPriority = 0;
+  cpus: number[] | null = null;
+  fn: (() => void) | null = null;
+  constructor(readonly op: OpName) {
+    this.kind = KIND[op];
+  }
+}
+
+function mk(name: OpName, set: (o: Op) => void): Op {
+  const o = new Op(name);
+  set(o);
+  return o;
+}
+
+/** Burn CPU for `ns` of work (at capacity 1024 with a warm cache). Infinity = forever. */
+export const run = (ns: number): Op => mk("run", (o) => (o.ns = ns));
+/** Sleep for `ns` (hrtimer); the task is woken by a timer on its CPU. */
+export const sleep = (ns: number): Op => mk("sleep", (o) => (o.ns = ns));
+/** Write `bytes` to a channel; wakes a blocked reader (a sync wakeup if `sync`). */
+export const send = (ch: Channel, bytes: number, sync = true): Op => mk("send", (o) => { o.ch = ch; o.bytes = bytes; o.sync = sync; });
+/** Read one message from a channel, blocking while it is empty. */
+export const recv = (ch: Channel): Op => mk("recv", (o) => (o.ch = ch));
+/** Block until another task wakes this one with `wake` (futex-style wait). */
+export const wait = (): Op => new Op("wait");
+/** Wake a task blocked in `wait` (wake_up_process). */
+export const wake = (pid: number, sync = false): Op => mk("wake", (o) => { o.pid = pid; o.sync = sync; });
+export const yieldCpu = (): Op => new Op("yield");
+export const setNice = (nice: number): Op => mk("nice", (o) => (o.nice = nice));
+export const setPolicy = (policy: Policy, rtPriority = 0): Op => mk("policy", (o) => { o.policy = policy; o.rtPriority = rtPriority; });
+export const setAffinity = (cpus: number[]): Op => mk("affinity", (o) => (o.cpus = [...cpus]));
+/** Run a kernel-side callback in this task's context (used by kernel threads). */
+export const call = (fn: () => void): Op => mk("call", (o) => (o.fn = fn));
+export const exit = (): Op => new Op("exit");
 
 /** What a program sees of its own task. */
 export interface TaskApi {

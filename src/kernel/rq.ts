@@ -45,8 +45,8 @@ export class Rq {
   /** Guards the pending run-segment completion event. */
   runGen = 0;
   runEventPending = false;
-  /** Guards the pending tick. */
-  tickGen = 0;
+  /** Time of the pending tick event (-1: none). */
+  tickEventAt = -1;
   tickRunning = false;
   /** A resched IPI is in flight. */
   reschedIpiPending = false;
