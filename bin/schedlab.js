@@ -1,8 +1,37 @@
 #!/usr/bin/env node
-// The CLI runs from the TypeScript source through tsx, so it is never stale against src/.
+// Runs the compiled CLI when dist/ is up to date with src/ (faster: plain CommonJS), otherwise
+// the TypeScript source through tsx, so the command is never stale.
 const path = require("path");
-require("tsx/cjs");
-require(path.join(__dirname, "..", "src", "cli.ts"))
-  .main(process.argv.slice(2))
-  .then((code) => { process.exitCode = code; })
-  .catch((err) => { console.error(`schedlab: ${err && err.message ? err.message : err}`); process.exitCode = 2; });
+const fs = require("fs");
+
+const root = path.join(__dirname, "..");
+const built = path.join(root, "dist", "cli.js");
+
+function newestMtime(dir) {
+  let newest = 0;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    newest = Math.max(newest, e.isDirectory() ? newestMtime(p) : fs.statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+function distIsFresh() {
+  try {
+    return fs.statSync(built).mtimeMs >= newestMtime(path.join(root, "src"));
+  } catch {
+    return false;
+  }
+}
+
+let cli;
+if (distIsFresh()) {
+  cli = require(built);
+} else {
+  require("tsx/cjs");
+  cli = require(path.join(root, "src", "cli.ts"));
+}
+cli.main(process.argv.slice(2)).then(
+  (code) => { process.exitCode = code; },
+  (err) => { console.error(`schedlab: ${err && err.message ? err.message : err}`); process.exitCode = 2; },
+);
