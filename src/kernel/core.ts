@@ -20,10 +20,12 @@ import { Rq } from "./rq";
 import type { DomainTree } from "./sched_domain";
 import { buildSchedDomains } from "./topology";
 import "./topology_hooks";
-import { Task, TASK_DEAD, TASK_INTERRUPTIBLE, TASK_ON_RQ_QUEUED, TASK_RUNNING } from "./task";
+import { Task, TASK_DEAD, TASK_INTERRUPTIBLE, TASK_ON_RQ_MIGRATING, TASK_ON_RQ_QUEUED, TASK_RUNNING } from "./task";
 import type { MigrationReason, TraceRecord } from "./trace";
 import { completeSegment, continueTask, startSegment, stopSegment } from "./exec";
 import { tryToWakeUp, wakeUpNewTask } from "./ttwu";
+import { RqView, TaskView } from "./lb_views";
+import { FairBalancer } from "./fair_balance";
 import type { Program } from "./ops";
 
 export const EV_RUN_DONE = 1;
@@ -88,6 +90,9 @@ export class Kernel {
   /** Called when a CPU is about to go idle (newidle balance goes here); may enqueue work. */
   readonly newIdleHooks: Array<(rq: Rq) => void> = [];
   private readonly callbacks: Array<(() => void) | null> = [];
+  private readonly rqViews: RqView[];
+  private readonly taskViews = new Map<Task, TaskView>();
+  readonly balancer: FairBalancer;
   private nextPid = 1;
   private readonly idleStates;
 
@@ -119,6 +124,8 @@ export class Kernel {
       rq.idleSince = 0;
       rq.idleStateIdx = selectIdleState(this.idleStates, rq);
     }
+    this.rqViews = this.rqs.map((rq) => new RqView(rq, this));
+    this.balancer = new FairBalancer(this);
   }
 
   buildDomains(): DomainTree {
@@ -134,19 +141,47 @@ export class Kernel {
 
   // ---------------------------------------------------------------- tasks
 
+  /** fork + wake_up_new_task of a user task. */
   spawn(spec: SpawnSpec): Task {
-    const pid = this.nextPid++;
-    const p = new Task(pid, spec.comm, spec.role ?? spec.comm, spec.program, this.rqs.length);
     const policy = spec.policy ?? "normal";
+    const p = this.createTask(spec.comm, spec.role ?? spec.comm, spec.program);
     p.setScheduling(policy, spec.nice ?? 0, isRtPolicy(policy) ? spec.rtPriority ?? 1 : 0);
     if (spec.cpus) p.setAffinity(spec.cpus);
-    p.rtTimeSlice = this.tunables.rr_timeslice_ns;
     p.workingSetBytes = spec.workingSetBytes ?? 0;
-    const stream = this.random.stream(`task/${spec.comm}/${pid}`);
+    if (p.schedClass === "fair") this.fair.initTask(p);
+    if (spec.cpu !== undefined) {
+      if (!this.rqs[spec.cpu]?.online) throw new Error(`spawn ${spec.comm}: cpu ${spec.cpu} is not an online CPU`);
+      if (!p.cpusAllowed[spec.cpu]) throw new Error(`spawn ${spec.comm}: cpu ${spec.cpu} is outside its affinity`);
+    }
+    wakeUpNewTask(this, p, spec.cpu);
+    return p;
+  }
+
+  /**
+   * A per-CPU stop-class kernel thread (the stopper), created asleep as if it had just called
+   * `wait`: its program starts with the work to do when it is first woken.
+   */
+  spawnKernelThread(comm: string, cpu: number, program: Program): Task {
+    const p = this.createTask(comm, "kthread", program);
+    p.schedClass = "stop";
+    p.prio = 0;
+    p.setAffinity([cpu]);
+    p.cpu = cpu;
+    p.state = TASK_INTERRUPTIBLE;
+    p.waiting = true;
+    p.lastStateChange = this.now;
+    return p;
+  }
+
+  private createTask(comm: string, role: string, program: Program): Task {
+    const pid = this.nextPid++;
+    const p = new Task(pid, comm, role, program, this.rqs.length);
+    p.rtTimeSlice = this.tunables.rr_timeslice_ns;
+    const stream = this.random.stream(`task/${comm}/${pid}`);
     const k = this;
     const api: TaskApi = {
       pid,
-      comm: spec.comm,
+      comm,
       now: () => k.now,
       cpu: () => p.cpu,
       random: () => stream.next(),
@@ -156,14 +191,24 @@ export class Kernel {
       workDoneNs: () => k.workDone(p),
     };
     p.api = api;
-    p.iter = spec.program(api);
+    p.iter = program(api);
     this.tasks.push(p);
-    if (spec.cpu !== undefined) {
-      if (!this.rqs[spec.cpu]?.online) throw new Error(`spawn ${spec.comm}: cpu ${spec.cpu} is not an online CPU`);
-      if (!p.cpusAllowed[spec.cpu]) throw new Error(`spawn ${spec.comm}: cpu ${spec.cpu} is outside its affinity`);
-    }
-    wakeUpNewTask(this, p, spec.cpu);
     return p;
+  }
+
+  /** The balancer's view of a runqueue (one object per rq, reading live state). */
+  lbRq(cpu: number): RqView {
+    return this.rqViews[cpu];
+  }
+
+  /** The balancer's view of a task. */
+  lbTask(p: Task): TaskView {
+    let v = this.taskViews.get(p);
+    if (!v) {
+      v = new TaskView(p, this);
+      this.taskViews.set(p, v);
+    }
+    return v;
   }
 
   taskByPid(pid: number): Task | undefined {
@@ -233,7 +278,7 @@ export class Kernel {
   setTaskCpu(p: Task, cpu: number, reason: MigrationReason): void {
     const from = p.cpu;
     if (from === cpu) return;
-    if (p.schedClass === "fair") this.fair.migrateTaskRq(p, this.rqs[from], this.rqs[cpu]);
+    if (p.schedClass === "fair") this.fair.migrateTaskRq(p, this.rqs[from], this.rqs[cpu], p.onRq === TASK_ON_RQ_MIGRATING);
     p.cpu = cpu;
     p.stats.migrations++;
     bump(this.counters.migrations, reason);
@@ -251,6 +296,7 @@ export class Kernel {
     const dst = this.rqs[dstCpu];
     if (p.onCpu) throw new Error(`moveQueuedTask: ${p.comm}/${p.pid} is running`);
     this.deactivateTask(src, p, 0);
+    p.onRq = TASK_ON_RQ_MIGRATING;
     this.setTaskCpu(p, dstCpu, reason);
     this.activateTask(dst, p, 0);
     this.checkPreemptCurr(dst, p);
@@ -307,7 +353,10 @@ export class Kernel {
   // ---------------------------------------------------------------- schedule()
 
   private pickNextTask(rq: Rq): Task | null {
-    if (rq.stopQueued && rq.stop) return rq.stop;
+    if (rq.stopQueued && rq.stop) {
+      rq.stop.se.execStart = this.now;
+      return rq.stop;
+    }
     if (rq.rt.rtNrRunning > 0) {
       const p = this.rt.pickNextTask(rq);
       if (p) return p;
@@ -318,6 +367,10 @@ export class Kernel {
   private putPrevTask(rq: Rq, prev: Task): void {
     if (prev.schedClass === "fair") this.fair.putPrevTask(rq, prev);
     else if (prev.schedClass === "rt") this.rt.putPrevTask(rq, prev);
+    else {
+      prev.se.sumExecRuntime += this.now - prev.se.execStart;
+      prev.se.execStart = this.now;
+    }
   }
 
   /** __schedule(): deactivate a blocking prev, pick the next task, switch to it. */
@@ -443,6 +496,19 @@ export class Kernel {
     if (!(t >= this.now)) throw new Error(`at: time ${t} is in the past (now ${this.now})`);
     this.callbacks.push(fn);
     this.eq.push(t, EV_CALLBACK, this.callbacks.length - 1, 0);
+  }
+
+  /** An IPI to `rq` whose handler runs fn on that CPU (smp_call_function_single). */
+  sendIpi(rq: Rq, fn: () => void): void {
+    bump(this.counters.ipis, "call_function_single");
+    this.chargeNs += this.machine.costs.ipiSendNs;
+    const t = this.now + this.machine.costs.ipiDeliveryNs + exitLatencyNs(this.idleStates, rq);
+    this.at(t, () => {
+      rq.ipisReceived++;
+      this.thisCpu = rq.cpu;
+      fn();
+      this.finish(rq);
+    });
   }
 
   /** Arms a sleep timer for p. */

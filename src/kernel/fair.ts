@@ -5,6 +5,7 @@ import type { CfsRq, Rq } from "./rq";
 import type { Task } from "./task";
 import { NICE_0_LOAD } from "./prio";
 import { tunableScale } from "./features";
+import { DO_ATTACH, initEntityRunnableAverage, migrateTaskRqFairPelt, updateLoadAvg } from "./pelt";
 
 export const ENQUEUE_WAKEUP = 1;
 export const ENQUEUE_MIGRATED = 2;
@@ -141,8 +142,25 @@ export function updateMinVruntime(cfs: CfsRq): void {
 
 export class FairClass {
   policy: FairPolicy = CFS_POLICY;
+  /** PELT is tracked from 3.8 on; the 2.6.29 balancer reads cpu_load[] only. */
+  readonly pelt: boolean;
+  /** 4.16+ moves a picked task to the head of cfs_tasks (detach_tasks then takes it last). */
+  private readonly pickMovesToFront: boolean;
 
-  constructor(private readonly k: Kernel) {}
+  constructor(private readonly k: Kernel) {
+    this.pelt = k.era !== "2.6.29";
+    this.pickMovesToFront = k.era === "5.6" || k.era === "5.19" || k.era === "6.19";
+  }
+
+  /** update_load_avg for an entity of this rq (no-op without PELT). */
+  private updateLoad(rq: Rq, p: Task, flags = 0): void {
+    if (this.pelt) updateLoadAvg(this.k.now, rq.cfs, p.se, rq.cfs.curr === p, flags);
+  }
+
+  /** A new task's PELT starting point (init_entity_runnable_average). */
+  initTask(p: Task): void {
+    if (this.pelt) initEntityRunnableAverage(p.se);
+  }
 
   /** update_curr: charge the running entity for the time since exec_start. */
   updateCurr(rq: Rq): void {
@@ -160,6 +178,8 @@ export class FairClass {
   enqueueTask(rq: Rq, p: Task, flags: number): void {
     const cfs = rq.cfs;
     if (cfs.curr === p) this.updateCurr(rq);
+    this.updateLoad(rq, p, DO_ATTACH);
+    cfs.tasks.unshift(p);
     if (flags & ENQUEUE_INITIAL) this.policy.placeEntity(this.k, cfs, p, true);
     else if (flags & ENQUEUE_WAKEUP) this.policy.placeEntity(this.k, cfs, p, false);
     p.se.onRq = true;
@@ -174,6 +194,8 @@ export class FairClass {
     const cfs = rq.cfs;
     if (cfs.curr === p) this.updateCurr(rq);
     else removeFromQueue(cfs.queue, p);
+    this.updateLoad(rq, p);
+    removeFromQueue(cfs.tasks, p);
     if (cfs.last === p) cfs.last = null;
     if (cfs.next === p) cfs.next = null;
     p.se.onRq = false;
@@ -188,7 +210,10 @@ export class FairClass {
     const cfs = rq.cfs;
     if (cfs.curr !== p) return;
     this.updateCurr(rq);
-    if (p.se.onRq) insertByVruntime(cfs.queue, p);
+    if (p.se.onRq) {
+      this.updateLoad(rq, p);
+      insertByVruntime(cfs.queue, p);
+    }
     cfs.curr = null;
   }
 
@@ -200,7 +225,12 @@ export class FairClass {
     if (!p) return null;
     if (cfs.curr !== p) {
       removeFromQueue(cfs.queue, p);
+      this.updateLoad(rq, p);
       cfs.curr = p;
+      if (this.pickMovesToFront && cfs.tasks[0] !== p) {
+        removeFromQueue(cfs.tasks, p);
+        cfs.tasks.unshift(p);
+      }
     }
     p.se.execStart = this.k.now;
     p.se.prevSumExecRuntime = p.se.sumExecRuntime;
@@ -209,6 +239,7 @@ export class FairClass {
 
   taskTick(rq: Rq, curr: Task): void {
     this.updateCurr(rq);
+    this.updateLoad(rq, curr);
     if (rq.cfs.nrRunning > 1 && this.policy.checkPreemptTick(this.k, rq.cfs, curr)) {
       this.k.reschedCurr(rq);
     }
@@ -244,7 +275,8 @@ export class FairClass {
   }
 
   /** migrate_task_rq_fair + the vruntime renormalisation around a CPU change. */
-  migrateTaskRq(p: Task, from: Rq, to: Rq): void {
+  migrateTaskRq(p: Task, from: Rq, to: Rq, queued: boolean): void {
     p.se.vruntime = p.se.vruntime - from.cfs.minVruntime + to.cfs.minVruntime;
+    if (this.pelt) migrateTaskRqFairPelt(this.k.now, from.cfs, p.se, queued);
   }
 }

@@ -1,6 +1,7 @@
 // struct rq with its cfs_rq and rt_rq, as far as the model needs them.
 import type { Task } from "./task";
 import { MAX_RT_PRIO } from "./prio";
+import { createPeltRemoved, createSchedAvg, type PeltRemoved, type SchedAvg } from "./pelt";
 
 export class CfsRq {
   /** Queued entities other than curr, ascending (vruntime, pid): the rbtree in order. */
@@ -15,6 +16,11 @@ export class CfsRq {
   /** LAST_BUDDY / NEXT_BUDDY hints. */
   last: Task | null = null;
   next: Task | null = null;
+  /** rq->cfs_tasks: every queued fair task, list head first (enqueue adds at the head). */
+  readonly tasks: Task[] = [];
+  /** PELT aggregate of the cfs_rq, and contributions of tasks that left while blocked. */
+  avg: SchedAvg = createSchedAvg();
+  removed: PeltRemoved = createPeltRemoved();
 }
 
 export class RtRq {
@@ -66,8 +72,10 @@ export class Rq {
   nextBalance = 0;
   activeBalance = false;
   pushCpu = -1;
-  /** cpu_load[] (2.6/4.x eras). */
+  /** cpu_load[] (2.6/4.x eras) and its bookkeeping (CpuLoadState). */
   readonly cpuLoad: number[] = [0, 0, 0, 0, 0];
+  lastLoadUpdateTick = 0;
+  nrLoadUpdates = 0;
   cpuCapacity = 1024;
   cpuCapacityOrig = 1024;
   // cache pressure: bytes of working sets dispatched on this CPU (drives eviction of others)

@@ -2,6 +2,7 @@
 import type { Op, Program, TaskApi } from "./ops";
 import type { Policy } from "./prio";
 import { DEFAULT_PRIO, NICE_0_LOAD, niceToWeight, rtPriorityToPrio, isRtPolicy, WEIGHT_IDLEPRIO } from "./prio";
+import { createSchedAvg, type SchedAvg } from "./pelt";
 
 export const TASK_RUNNING = 0;
 export const TASK_INTERRUPTIBLE = 1;
@@ -22,6 +23,8 @@ export class SchedEntity {
   sumExecRuntime = 0;
   prevSumExecRuntime = 0;
   onRq = false;
+  /** PELT averages (sched_avg). */
+  avg: SchedAvg = createSchedAvg();
 }
 
 export class Task {

@@ -98,8 +98,11 @@ test("a patch replaces a hook and can call the default", () => {
     base(ctx);
     return 0;
   });
-  const res = topology("core2-2x2").era("6.19").workload(workload.hogs({ n: 4 })).patch(pinToZero).runSync({ duration: 0.2 });
+  const res = topology("core2-2x2").era("6.19").workload(workload.hogs({ n: 4 })).patch(pinToZero).runSync({ duration: 0.2, trace: true });
   assert.ok(calls >= 4);
-  const tasks = res.data.iterations[0].tasks;
-  assert.ok(tasks.every((t) => t.lastCpu === 0), "every forked hog was placed on cpu0");
+  const placed = (res.data.iterations[0].trace ?? []).filter((r) => r.type === "sched_wakeup");
+  assert.equal(placed.length, 4);
+  assert.ok(placed.every((r) => r.type === "sched_wakeup" && r.targetCpu === 0), "every forked hog was placed on cpu0");
+  // ... and the load balancer then spread them (the hook only decides placement)
+  assert.ok(Object.values(res.data.iterations[0].sched.migrations).reduce((a, b) => a + b, 0) >= 3);
 });
