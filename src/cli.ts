@@ -69,9 +69,10 @@ function positiveNumber(flag: string, v: string | true | undefined, integer: boo
   return n;
 }
 
-function progressLine(text: string): void {
+/** One progress line, rewritten in place on a terminal; in a log, about every tenth run. */
+function progress(done: number, total: number, text: string): void {
   if (process.stderr.isTTY) process.stderr.write(`\r\x1b[K${text}`);
-  else process.stderr.write(`${text}\n`);
+  else if (done === total || done % Math.max(1, Math.ceil(total / 10)) === 0) process.stderr.write(`${text}\n`);
 }
 
 async function reproduceCmd(argv: string[]): Promise<number> {
@@ -97,7 +98,7 @@ async function reproduceCmd(argv: string[]): Promise<number> {
     const res = runReproduction(r, profile, {
       seed,
       onProgress: (done, total, last) =>
-        progressLine(`[${r.id}] ${done}/${total} runs (variant ${last.variant}, iteration ${last.iteration}), ${((Date.now() - t0) / 1000).toFixed(1)} s`),
+        progress(done, total, `[${r.id}] ${done}/${total} runs (variant ${last.variant}, iteration ${last.iteration}), ${((Date.now() - t0) / 1000).toFixed(1)} s`),
     });
     if (process.stderr.isTTY) process.stderr.write("\n");
     const spec = res.data.spec;

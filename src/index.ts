@@ -1,5 +1,7 @@
 // schedlab's public surface: everything a notebook or script imports comes from here.
 import * as workloadBasic from "./workload/basic";
+import { schedFair } from "./workload/sched_fair";
+import * as patchSeeds from "./patch/seeds/index";
 
 // Hooks register themselves when their kernel modules load; load them all here.
 import "./kernel/core";
@@ -8,6 +10,7 @@ import "./kernel/fair_wake";
 import "./kernel/rt";
 import "./kernel/topology_hooks";
 import "./reproduce/demo";
+import "./reproduce/seed002";
 
 export { topology, Experiment, type RunOptions } from "./experiment/experiment";
 export { Results } from "./experiment/results";
@@ -37,7 +40,8 @@ export const workload = {
   hogs: workloadBasic.hogs,
   pingpong: workloadBasic.pingpong,
   sleepers: workloadBasic.sleepers,
+  schedFair,
 };
 
 /** The published patches, as data. */
-export const seeds = {};
+export const seeds = { ...patchSeeds };

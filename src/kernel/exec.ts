@@ -8,7 +8,7 @@ import type { Task } from "./task";
 import { TASK_DEAD, TASK_INTERRUPTIBLE } from "./task";
 import { tryToWakeUp, WF_SYNC } from "./ttwu";
 import { POLICIES } from "./prio";
-import { OP_AFFINITY, OP_CALL, OP_EXIT, OP_NICE, OP_POLICY, OP_RECV, OP_RUN, OP_SEND, OP_SLEEP, OP_WAIT, OP_WAKE, OP_YIELD } from "./ops";
+import { OP_AFFINITY, OP_CALL, OP_EXIT, OP_FORK, OP_NICE, OP_POLICY, OP_RECV, OP_RUN, OP_SEND, OP_SLEEP, OP_WAIT, OP_WAKE, OP_YIELD } from "./ops";
 
 /** Longest run of zero-cost operations before we call the program broken. */
 const MAX_INSTANT_OPS = 100_000;
@@ -67,7 +67,8 @@ export function continueTask(k: Kernel, rq: Rq, p: Task): void {
   for (let n = 0; n < MAX_INSTANT_OPS; n++) {
     let op = p.op;
     if (!op) {
-      const r = p.iter!.next();
+      const r = p.iter!.next(p.opResult);
+      p.opResult = undefined;
       if (r.done) {
         taskExit(k, rq, p);
         return;
@@ -168,6 +169,14 @@ export function continueTask(k: Kernel, rq: Rq, p: Task): void {
         p.op = null;
         op.fn!();
         continue;
+      }
+      case OP_FORK: {
+        p.op = null;
+        const c = op.child!;
+        const child = k.spawn({ comm: c.comm, role: c.role, program: c.program, nice: c.nice, cpus: c.cpus, workingSetBytes: c.workingSetBytes });
+        p.opResult = child.pid;
+        p.segOverheadNs += costs.syscallNs;
+        return begin(k, rq, p);
       }
       case OP_EXIT:
         p.op = null;

@@ -3,7 +3,7 @@
 import type { Channel } from "./channel";
 import type { Policy } from "./prio";
 
-export type OpName = "run" | "sleep" | "send" | "recv" | "wait" | "wake" | "yield" | "nice" | "policy" | "affinity" | "call" | "exit";
+export type OpName = "run" | "sleep" | "send" | "recv" | "wait" | "wake" | "yield" | "nice" | "policy" | "affinity" | "call" | "fork" | "exit";
 
 export const OP_RUN = 0;
 export const OP_SLEEP = 1;
@@ -17,10 +17,11 @@ export const OP_POLICY = 8;
 export const OP_AFFINITY = 9;
 export const OP_CALL = 10;
 export const OP_EXIT = 11;
+export const OP_FORK = 12;
 
 const KIND: Record<OpName, number> = {
   run: OP_RUN, sleep: OP_SLEEP, send: OP_SEND, recv: OP_RECV, wait: OP_WAIT, wake: OP_WAKE,
-  yield: OP_YIELD, nice: OP_NICE, policy: OP_POLICY, affinity: OP_AFFINITY, call: OP_CALL, exit: OP_EXIT,
+  yield: OP_YIELD, nice: OP_NICE, policy: OP_POLICY, affinity: OP_AFFINITY, call: OP_CALL, fork: OP_FORK, exit: OP_EXIT,
 };
 
 /**
@@ -41,6 +42,8 @@ export class Op {
   rtPriority = 0;
   cpus: number[] | null = null;
   fn: (() => void) | null = null;
+  /** fork: the child to create; the op's result (yield's value) is the child's pid. */
+  child: ForkSpec | null = null;
   constructor(readonly op: OpName) {
     this.kind = KIND[op];
   }
@@ -70,7 +73,19 @@ export const setPolicy = (policy: Policy, rtPriority = 0): Op => mk("policy", (o
 export const setAffinity = (cpus: number[]): Op => mk("affinity", (o) => (o.cpus = [...cpus]));
 /** Run a kernel-side callback in this task's context (used by kernel threads). */
 export const call = (fn: () => void): Op => mk("call", (o) => (o.fn = fn));
+/** fork(): create a task from this one (placed by the fork balancing of the parent's CPU). `yield fork(...)` returns its pid. */
+export const fork = (child: ForkSpec): Op => mk("fork", (o) => (o.child = child));
 export const exit = (): Op => new Op("exit");
+
+/** What a forked child is. */
+export interface ForkSpec {
+  comm: string;
+  role?: string;
+  program: Program;
+  nice?: number;
+  cpus?: number[];
+  workingSetBytes?: number;
+}
 
 /** What a program sees of its own task. */
 export interface TaskApi {

@@ -61,6 +61,8 @@ export class Task {
   iter: Generator<Op, void, unknown> | null = null;
   /** The op being executed (a blocking op is retried when the task runs again). */
   op: Op | null = null;
+  /** Value handed back to the program by the next `yield` (fork's child pid). */
+  opResult: unknown = undefined;
   /** Remaining non-work time (syscall, copy, switch, cache refill) of the current segment. */
   segOverheadNs = 0;
   /** Remaining work of the current segment (ns at capacity 1024). */

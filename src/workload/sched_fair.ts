@@ -1,0 +1,91 @@
+// Miao Xie's "sched-fair" test (seed 002, LKML 2009): a parent forks N identical children that
+// repeat a sqrt loop forever and count iterations; every interval the parent reads each child's
+// count and prints the average and standard deviation of the counts of that interval.
+//
+// The attachment (sched-fair.c) was not available. Assumptions, stated:
+// - counts are per interval (differences), not cumulative;
+// - the standard deviation is the population one over the N children;
+// - the reported figures are the means over all intervals of a run;
+// - one loop costs `loopNs` of CPU at full speed (the loop body is unknown, so its cost is a
+//   parameter: the reproduction states how it chose it);
+// - the parent sleeps between samples (it costs a wakeup per interval, nothing more);
+// - the test starts at a random moment within the first jiffy (the only run-to-run variation).
+import { fork, run, sleep } from "../kernel/ops";
+import type { Workload, WorkloadContext, WorkloadRun } from "./workload";
+import { requireInt, requireNumber } from "./workload";
+
+const SEC = 1_000_000_000;
+
+export interface SchedFairParams {
+  /** -p: number of children. */
+  children: number;
+  /** -i: sampling interval, seconds (default 5). */
+  interval?: number;
+  /** CPU time of one loop iteration at capacity 1024, ns. */
+  loopNs: number;
+  /** Nice value of the children (the test ran them all at the default). */
+  nice?: number;
+  /** Intervals per run (run length = intervals x interval). */
+  intervals?: number;
+}
+
+export function schedFair(params: SchedFairParams): Workload {
+  const where = "workload.schedFair";
+  const n = requireInt(where, "children", params.children, 1, 10_000);
+  const interval = requireNumber(where, "interval", params.interval ?? 5, 0, false);
+  const loopNs = requireNumber(where, "loopNs", params.loopNs, 0, false);
+  const nice = requireInt(where, "nice", params.nice ?? 0, -20, 19);
+  const intervals = requireInt(where, "intervals", params.intervals ?? 12, 1);
+  const intervalNs = Math.round(interval * SEC);
+  return {
+    name: "sched-fair",
+    params: { children: n, interval, loopNs, nice, intervals },
+    defaultDurationNs: intervals * intervalNs + 1_000_000,
+    defaultWarmupNs: 0,
+    setup(ctx: WorkloadContext): WorkloadRun {
+      const k = ctx.kernel;
+      const pids: number[] = [];
+      const perInterval: number[][] = []; // [interval][child] loop counts
+      const avgs: number[] = [];
+      const stds: number[] = [];
+      // The test starts at an arbitrary moment relative to the tick grid: this is what differs
+      // between two runs of the same binary on an otherwise idle box.
+      const start = Math.floor(ctx.random("sched-fair-start").next() * k.tickNs);
+      ctx.at(start, () => ctx.spawn({
+        comm: "sched-fair",
+        role: "parent",
+        cpu: k.rqs.find((r) => r.online)!.cpu,
+        program: function* (t) {
+          for (let i = 0; i < n; i++) {
+            const pid = (yield fork({ comm: `sched-fair-${i}`, role: "child", nice, program: function* () { yield run(Infinity); } })) as number;
+            pids.push(pid);
+          }
+          let last = pids.map(() => 0);
+          for (;;) {
+            yield sleep(intervalNs);
+            const loops = pids.map((pid) => Math.floor(k.workDone(k.taskByPid(pid)!) / loopNs));
+            const counts = loops.map((l, i) => l - last[i]);
+            last = loops;
+            const avg = counts.reduce((a, b) => a + b, 0) / n;
+            const std = Math.sqrt(counts.reduce((a, c) => a + (c - avg) ** 2, 0) / n);
+            perInterval.push(counts);
+            avgs.push(avg);
+            stds.push(std);
+            t.count("samples");
+          }
+        },
+      }));
+      return {
+        metrics() {
+          const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
+          const a = mean(avgs);
+          const s = mean(stds);
+          return { avg_loops: a, stddev_loops: s, cv_loops: s / a, intervals: avgs.length };
+        },
+        series() {
+          return { avg_loops: avgs, stddev_loops: stds, loops: perInterval.flat() };
+        },
+      };
+    },
+  };
+}
