@@ -6,7 +6,7 @@ import { ERAS, isEra, type Era } from "../kernel/features";
 import { Patch } from "../patch/patch";
 import type { Workload } from "../workload/workload";
 import { iterationSeed } from "../sim/random";
-import { runIteration } from "./run";
+import { runIteration, type HotplugEvent } from "./run";
 import { Results } from "./results";
 import type { ExperimentSpec, IterationResult, ResultsData } from "./types";
 import { VERSION } from "../version";
@@ -37,6 +37,7 @@ export class Experiment {
   private variantMap: Record<string, Patch[]> | null = null;
   private patches: Patch[] = [];
   private tunableOverrides: Record<string, number> = {};
+  private hotplugEvents: HotplugEvent[] = [];
 
   constructor(private readonly source: MachineSource) {}
 
@@ -81,6 +82,16 @@ export class Experiment {
       if (!this.offlineCpus.includes(c)) this.offlineCpus.push(c);
     }
     this.offlineCpus.sort((a, b) => a - b);
+    return this;
+  }
+
+  /** Take a CPU offline (or bring it back) `at` simulated seconds into each run. */
+  hotplug(at: number, cpu: number, state: "offline" | "online"): this {
+    const m = this.machine();
+    if (!(typeof at === "number" && at >= 0 && Number.isFinite(at))) throw new Error(`hotplug: at must be a number of seconds >= 0 (got ${at})`);
+    if (!Number.isInteger(cpu) || cpu < 1 || cpu >= m.cpus.length) throw new Error(`hotplug: cpu must be an integer from 1 to ${m.cpus.length - 1} (got ${cpu})`);
+    if (state !== "offline" && state !== "online") throw new Error(`hotplug: state must be "offline" or "online" (got ${JSON.stringify(state)})`);
+    this.hotplugEvents.push({ atNs: Math.round(at * 1e9), cpu, online: state === "online" });
     return this;
   }
 
@@ -136,6 +147,7 @@ export class Experiment {
       durationNs,
       warmupNs,
       tunables: { ...this.tunableOverrides },
+      hotplug: this.hotplugEvents.map((h) => ({ ...h })),
     };
   }
 
@@ -155,7 +167,7 @@ export class Experiment {
           variant: name, iteration: i, seed: iterationSeed(spec.seed, i),
           durationNs: spec.durationNs, warmupNs: spec.warmupNs, trace: !!opts.trace,
           checkEveryNs: opts.checkEvery ? Math.round(opts.checkEvery * 1e9) : 0,
-          tunables: this.tunableOverrides,
+          tunables: this.tunableOverrides, hotplug: this.hotplugEvents,
         });
         out.push(result);
         opts.onProgress?.(out.length, total, result);

@@ -6,6 +6,7 @@ import { snapshotCounters } from "../kernel/counters";
 import type { Era } from "../kernel/features";
 import { Hooks } from "../kernel/hooks";
 import { TASK_DEAD } from "../kernel/task";
+import { cpuDown, cpuUp } from "../kernel/hotplug";
 import type { Patch } from "../patch/patch";
 import { applyPatches } from "../patch/patch";
 import type { Workload } from "../workload/workload";
@@ -27,10 +28,18 @@ export interface IterationSpec {
   trace: boolean;
   /** Check kernel invariants this often (simulated ns); 0 = only at the end. */
   checkEveryNs?: number;
+  /** CPUs going offline/online during the run. */
+  hotplug?: readonly HotplugEvent[];
   /** Extra tunable overrides applied after the patches. */
   tunables?: Record<string, number>;
   /** Called with the kernel before the workload is set up (tests and explain use it). */
   onKernel?: (k: Kernel) => void;
+}
+
+export interface HotplugEvent {
+  atNs: number;
+  cpu: number;
+  online: boolean;
 }
 
 export function buildKernel(spec: Pick<IterationSpec, "machine" | "online" | "era" | "patches" | "seed" | "trace" | "tunables">): Kernel {
@@ -54,6 +63,7 @@ export function runIteration(spec: IterationSpec): { result: IterationResult; ke
   const end = spec.durationNs;
   const ctx = makeContext(k, spec.warmupNs, end);
   const wl = spec.workload.setup(ctx);
+  for (const h of spec.hotplug ?? []) k.at(h.atNs, () => (h.online ? cpuUp(k, h.cpu) : cpuDown(k, h.cpu)));
   const step = spec.checkEveryNs ?? 0;
   if (step > 0) {
     for (let t = step; t < end; t += step) {
@@ -78,8 +88,9 @@ export function runIteration(spec: IterationSpec): { result: IterationResult; ke
       (rq): CpuStats => ({
         cpu: rq.cpu,
         online: rq.online,
-        idleNs: rq.online ? rq.idleNs : 0,
-        busyNs: rq.online ? end - rq.idleNs : 0,
+        idleNs: rq.idleNs,
+        busyNs: end - rq.offlineNs - rq.idleNs,
+        offlineNs: rq.offlineNs,
         contextSwitches: rq.contextSwitches,
         ipisReceived: rq.ipisReceived,
       }),

@@ -27,6 +27,8 @@ export interface CpuStats {
   online: boolean;
   idleNs: number;
   busyNs: number;
+  /** Time the CPU spent offline. */
+  offlineNs: number;
   contextSwitches: number;
   ipisReceived: number;
 }
@@ -85,6 +87,8 @@ export interface ExperimentSpec {
   durationNs: number;
   warmupNs: number;
   tunables: Record<string, number>;
+  /** CPUs taken offline or brought online during each run. */
+  hotplug: Array<{ atNs: number; cpu: number; online: boolean }>;
 }
 
 export interface ResultsData {

@@ -653,10 +653,39 @@ export class Kernel {
     this.thisCpu = -1;
   }
 
+  /** Switches the running task out for idle without dequeuing it (the CPU is going down). */
+  preemptToIdle(rq: Rq): void {
+    const prev = rq.curr;
+    if (!prev) return;
+    stopSegment(this, rq, prev);
+    this.putPrevTask(rq, prev);
+    rq.needResched = false;
+    this.contextSwitch(rq, prev, null, false);
+  }
+
+  /** Closes the idle accounting of a CPU that goes offline now. */
+  markOffline(rq: Rq): void {
+    rq.idleNs += this.now - rq.idleSince;
+    rq.idleSince = this.now;
+    rq.offlineSince = this.now;
+    this.stopTick(rq);
+  }
+
+  /** Reopens the accounting of a CPU that comes online now. */
+  markOnline(rq: Rq): void {
+    rq.offlineNs += this.now - rq.offlineSince;
+    rq.idleSince = this.now;
+    rq.idleStamp = this.now;
+  }
+
   /** Accounts open idle periods and running time up to now (end of a run). */
   flushAccounting(): void {
     for (const rq of this.rqs) {
-      if (!rq.online) continue;
+      if (!rq.online) {
+        rq.offlineNs += this.now - rq.offlineSince;
+        rq.offlineSince = this.now;
+        continue;
+      }
       if (rq.curr) {
         if (rq.curr.schedClass === "fair") this.fair.updateCurr(rq);
         else if (rq.curr.schedClass === "rt") this.rt.updateCurr(rq);

@@ -81,6 +81,9 @@ export class Rq {
   // cache pressure: bytes of working sets dispatched on this CPU (drives eviction of others)
   cachePressure = 0;
   // accounting
+  /** Time spent offline (boot-offline CPUs: the whole run). */
+  offlineNs = 0;
+  offlineSince = 0;
   busyNs = 0;
   idleNs = 0;
   lastAccount = 0;

@@ -29,8 +29,8 @@ function iteration(variant: string, i: number, tput: number, cs: number, lat: nu
       { pid: 102, comm: "netserver", role: "netserver", policy: "normal", nice: 0, rtPriority: 0, runtimeNs: 4e8, waitNs: 2e7, sleepNs: 5.8e8, switches: cs / 2, voluntarySwitches: cs / 2, involuntarySwitches: 0, migrations: 2, wakeups: 12, lastCpu: 1, counters: { sent: 0 } },
     ],
     cpus: [
-      { cpu: 0, online: true, idleNs: 4e8, busyNs: 6e8, contextSwitches: cs / 2, ipisReceived: 3 },
-      { cpu: 1, online: true, idleNs: 6e8, busyNs: 4e8, contextSwitches: cs / 2, ipisReceived: 4 },
+      { cpu: 0, online: true, idleNs: 4e8, busyNs: 6e8, offlineNs: 0, contextSwitches: cs / 2, ipisReceived: 3 },
+      { cpu: 1, online: true, idleNs: 6e8, busyNs: 4e8, offlineNs: 0, contextSwitches: cs / 2, ipisReceived: 4 },
     ],
     sched: sched({
       contextSwitches: cs,
@@ -61,6 +61,7 @@ export function abResults(): ResultsData {
       durationNs: 1e9,
       warmupNs: 0,
       tunables: {},
+      hotplug: [],
     },
     iterations: [
       ...post.map((v, i) => iteration("post", i, v, 2000 + 10 * i, lat(5))),
