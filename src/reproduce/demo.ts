@@ -21,5 +21,5 @@ export const demo = defineReproduction({
       return ledgerRow(m, "baseline", f.value, res.values(m, "baseline"), f.band ?? null);
     });
   },
-  figures: (res) => [box(res.data, "share_hog0", { title: "CPU share of the nice-0 hog" })],
+  figures: (res) => [box(res.data, "share_hog0", { title: "CPU share of the nice-0 hog (weight-table value marked)", published: publishedValue(publishedFor("demo"), "share_hog0", "baseline").value ?? undefined })],
 });

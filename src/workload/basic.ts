@@ -2,7 +2,7 @@
 import { recv, run, send, sleep } from "../kernel/ops";
 import type { Task } from "../kernel/task";
 import type { Workload, WorkloadContext, WorkloadRun } from "./workload";
-import { requireInt, requireNumber } from "./workload";
+import { requireInt, requireNumber, runLength } from "./workload";
 
 const SEC = 1_000_000_000;
 
@@ -24,13 +24,10 @@ export function hogs(params: HogsParams): Workload {
   const nices = Array.isArray(params.nice) ? params.nice : new Array(n).fill(params.nice ?? 0);
   if (nices.length !== n) throw new Error(`${where}: nice must be one value or ${n} values (got ${nices.length})`);
   nices.forEach((v, i) => requireInt(where, `nice[${i}]`, v, -20, 19));
-  const seconds = requireNumber(where, "seconds", params.seconds ?? 10, 0, false);
-  const warm = requireNumber(where, "warmupSeconds", params.warmupSeconds ?? 0, 0);
   return {
     name: "hogs",
     params: { ...params },
-    defaultDurationNs: Math.round(seconds * SEC),
-    defaultWarmupNs: Math.round(warm * SEC),
+    ...runLength(where, params, 10),
     setup(ctx: WorkloadContext): WorkloadRun {
       const tasks: Task[] = [];
       for (let i = 0; i < n; i++) {
@@ -70,13 +67,10 @@ export function pingpong(params: PingPongParams): Workload {
   const pairs = requireInt(where, "pairs", params.pairs, 1, 100_000);
   const bytes = requireInt(where, "bytes", params.bytes ?? 8, 0);
   const workNs = requireNumber(where, "workNs", params.workNs ?? 200, 0);
-  const seconds = requireNumber(where, "seconds", params.seconds ?? 1, 0, false);
-  const warm = requireNumber(where, "warmupSeconds", params.warmupSeconds ?? 0, 0);
   return {
     name: "pingpong",
     params: { ...params },
-    defaultDurationNs: Math.round(seconds * SEC),
-    defaultWarmupNs: Math.round(warm * SEC),
+    ...runLength(where, params, 1),
     setup(ctx: WorkloadContext): WorkloadRun {
       const parents: Task[] = [];
       const ncpu = ctx.kernel.rqs.length;
@@ -141,13 +135,10 @@ export function sleepers(params: SleepersParams): Workload {
   const runNs = requireNumber(where, "runNs", params.runNs, 0, false);
   const sleepNs = requireNumber(where, "sleepNs", params.sleepNs, 0, false);
   const nice = requireInt(where, "nice", params.nice ?? 0, -20, 19);
-  const seconds = requireNumber(where, "seconds", params.seconds ?? 1, 0, false);
-  const warm = requireNumber(where, "warmupSeconds", params.warmupSeconds ?? 0, 0);
   return {
     name: "sleepers",
     params: { ...params },
-    defaultDurationNs: Math.round(seconds * SEC),
-    defaultWarmupNs: Math.round(warm * SEC),
+    ...runLength(where, params, 1),
     setup(ctx: WorkloadContext): WorkloadRun {
       const tasks: Task[] = [];
       for (let i = 0; i < n; i++) {

@@ -63,3 +63,14 @@ export function requireNumber(where: string, field: string, v: unknown, min: num
   }
   return v;
 }
+
+/** The run length every workload factory accepts: `seconds` and `warmupSeconds`, validated. */
+export function runLength(
+  where: string,
+  params: { seconds?: number; warmupSeconds?: number },
+  defaultSeconds: number,
+): { defaultDurationNs: number; defaultWarmupNs: number } {
+  const seconds = requireNumber(where, "seconds", params.seconds ?? defaultSeconds, 0, false);
+  const warm = requireNumber(where, "warmupSeconds", params.warmupSeconds ?? 0, 0);
+  return { defaultDurationNs: Math.round(seconds * 1e9), defaultWarmupNs: Math.round(warm * 1e9) };
+}

@@ -1,19 +1,10 @@
 // Hand-made results and traces shared by the analysis, plot and report tests.
 import type { IterationResult, ResultsData, SchedCounters } from "../../src/experiment/types";
 import type { TraceRecord } from "../../src/kernel/trace";
+import { newCounters } from "../../src/kernel/counters";
 
 function sched(over: Partial<SchedCounters> = {}): SchedCounters {
-  return {
-    contextSwitches: 0,
-    migrations: {},
-    balance: {},
-    wakePlacement: {},
-    wakePath: {},
-    ipis: {},
-    rqLock: {},
-    other: {},
-    ...over,
-  };
+  return { ...newCounters(), ...over };
 }
 
 function iteration(variant: string, i: number, tput: number, cs: number, lat: number[]): IterationResult {
