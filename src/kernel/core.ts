@@ -8,11 +8,10 @@ import { RandomSource } from "../sim/random";
 import type { SchedCounters } from "../experiment/types";
 import { CacheModel } from "./cache";
 import { bump, newCounters } from "./counters";
-import { CFS_POLICY, cfsTiming, DEQUEUE_SLEEP, ENQUEUE_INITIAL, ENQUEUE_WAKEUP, FairClass, type CfsTiming } from "./fair";
+import { CFS_POLICY, cfsTiming, DEQUEUE_SLEEP, ENQUEUE_INITIAL, FairClass, type CfsTiming } from "./fair";
 import type { Era, Features, Tunables } from "./features";
 import { Hooks } from "./hooks";
 import { exitLatencyNs, isPolling, recordIdle, selectIdleState } from "./idle";
-import type { TaskApi } from "./ops";
 import type { Policy } from "./prio";
 import { isRtPolicy } from "./prio";
 import { RtClass } from "./rt";
@@ -20,10 +19,12 @@ import { Rq } from "./rq";
 import type { DomainTree } from "./sched_domain";
 import { buildSchedDomains } from "./topology";
 import "./topology_hooks";
-import { Task, TASK_DEAD, TASK_INTERRUPTIBLE, TASK_ON_RQ_MIGRATING, TASK_ON_RQ_QUEUED, TASK_RUNNING } from "./task";
+import { Task, TASK_DEAD, TASK_ON_RQ_MIGRATING, TASK_ON_RQ_QUEUED, TASK_RUNNING } from "./task";
 import type { MigrationReason, TraceRecord } from "./trace";
 import { completeSegment, continueTask, startSegment, stopSegment } from "./exec";
-import { tryToWakeUp, wakeUpNewTask } from "./ttwu";
+import { schedTtwuPending, tryToWakeUp } from "./ttwu";
+import { spawnKernelThread, spawnTask } from "./fork";
+import { checkInvariants } from "./invariants";
 import { RqView, TaskView } from "./lb_views";
 import { FairBalancer } from "./fair_balance";
 import type { Program } from "./ops";
@@ -141,59 +142,18 @@ export class Kernel {
 
   // ---------------------------------------------------------------- tasks
 
-  /** fork + wake_up_new_task of a user task. */
+  /** fork + wake_up_new_task of a user task (kernel/fork.c). */
   spawn(spec: SpawnSpec): Task {
-    const policy = spec.policy ?? "normal";
-    const p = this.createTask(spec.comm, spec.role ?? spec.comm, spec.program);
-    p.setScheduling(policy, spec.nice ?? 0, isRtPolicy(policy) ? spec.rtPriority ?? 1 : 0);
-    if (spec.cpus) p.setAffinity(spec.cpus);
-    p.workingSetBytes = spec.workingSetBytes ?? 0;
-    if (p.schedClass === "fair") this.fair.initTask(p);
-    if (spec.cpu !== undefined) {
-      if (!this.rqs[spec.cpu]?.online) throw new Error(`spawn ${spec.comm}: cpu ${spec.cpu} is not an online CPU`);
-      if (!p.cpusAllowed[spec.cpu]) throw new Error(`spawn ${spec.comm}: cpu ${spec.cpu} is outside its affinity`);
-    }
-    wakeUpNewTask(this, p, spec.cpu);
-    return p;
+    return spawnTask(this, spec);
   }
 
-  /**
-   * A per-CPU stop-class kernel thread (the stopper), created asleep as if it had just called
-   * `wait`: its program starts with the work to do when it is first woken.
-   */
+  /** A stop-class kernel thread pinned to `cpu`, created asleep (see fork.ts). */
   spawnKernelThread(comm: string, cpu: number, program: Program): Task {
-    const p = this.createTask(comm, "kthread", program);
-    p.schedClass = "stop";
-    p.prio = 0;
-    p.setAffinity([cpu]);
-    p.cpu = cpu;
-    p.state = TASK_INTERRUPTIBLE;
-    p.waiting = true;
-    p.lastStateChange = this.now;
-    return p;
+    return spawnKernelThread(this, comm, cpu, program);
   }
 
-  private createTask(comm: string, role: string, program: Program): Task {
-    const pid = this.nextPid++;
-    const p = new Task(pid, comm, role, program, this.rqs.length);
-    p.rtTimeSlice = this.tunables.rr_timeslice_ns;
-    const stream = this.random.stream(`task/${comm}/${pid}`);
-    const k = this;
-    const api: TaskApi = {
-      pid,
-      comm,
-      now: () => k.now,
-      cpu: () => p.cpu,
-      random: () => stream.next(),
-      count: (name, n = 1) => {
-        p.counters[name] = (p.counters[name] ?? 0) + n;
-      },
-      workDoneNs: () => k.workDone(p),
-    };
-    p.api = api;
-    p.iter = program(api);
-    this.tasks.push(p);
-    return p;
+  allocPid(): number {
+    return this.nextPid++;
   }
 
   /** The balancer's view of a runqueue (one object per rq, reading live state). */
@@ -570,7 +530,7 @@ export class Kernel {
         const rq = this.rqs[a];
         if (b === 1) rq.ipisReceived++;
         this.thisCpu = a;
-        this.schedTtwuPending(rq);
+        schedTtwuPending(this, rq);
         this.finish(rq);
         return;
       }
@@ -609,33 +569,6 @@ export class Kernel {
     this.thisCpu = p.cpu;
     tryToWakeUp(this, p, 0, p.cpu, null);
     this.finish(rq);
-  }
-
-  /** sched_ttwu_pending: activate tasks queued on this CPU's wakelist. */
-  schedTtwuPending(rq: Rq): void {
-    if (rq.wakeList.length === 0) return;
-    const list = rq.wakeList.splice(0, rq.wakeList.length);
-    rq.ttwuPending = 0;
-    for (const p of list) this.ttwuDoActivate(rq, p, ENQUEUE_WAKEUP);
-  }
-
-  /** ttwu_do_activate: enqueue a woken task and see whether it preempts. */
-  ttwuDoActivate(rq: Rq, p: Task, flags: number): void {
-    if (rq.idleStamp > 0 && rq.curr === null) {
-      // rq->avg_idle for the newidle gate, capped at 2 * migration_cost.
-      const delta = this.now - rq.idleStamp;
-      const max = 2 * this.tunables.sched_migration_cost_ns;
-      if (rq.avgIdle > max) rq.avgIdle = max;
-      else rq.avgIdle += (delta - rq.avgIdle) / 8;
-      rq.idleStamp = 0;
-    }
-    p.stats.sleepNs += this.now - p.lastStateChange;
-    this.activateTask(rq, p, flags);
-    p.state = TASK_RUNNING;
-    this.checkPreemptCurr(rq, p);
-    if (this.trace) {
-      this.trace.push({ type: "sched_wakeup", t: this.now, cpu: this.thisCpu < 0 ? rq.cpu : this.thisCpu, comm: p.comm, pid: p.pid, prio: p.prio, targetCpu: rq.cpu });
-    }
   }
 
   /** After handling an event on a CPU: charge kernel work to its task, reschedule if asked. */
@@ -700,29 +633,9 @@ export class Kernel {
     }
   }
 
-  /** Sums used by the invariant checks: no task on two CPUs, none lost. */
+  /** Throws if a task is on two CPUs, lost, or the runqueue counts disagree (invariants.ts). */
   checkInvariants(): void {
-    const seen = new Set<Task>();
-    for (const rq of this.rqs) {
-      const c = rq.curr;
-      if (c) {
-        if (seen.has(c)) throw new Error(`invariant: ${c.comm}/${c.pid} is current on two CPUs`);
-        seen.add(c);
-        if (c.cpu !== rq.cpu) throw new Error(`invariant: ${c.comm}/${c.pid} runs on cpu${rq.cpu} but task_cpu is ${c.cpu}`);
-      }
-      let nr = rq.cfs.nrRunning + rq.rt.rtNrRunning + (rq.stopQueued ? 1 : 0);
-      if (nr !== rq.nrRunning) throw new Error(`invariant: cpu${rq.cpu} nr_running ${rq.nrRunning} != class sum ${nr}`);
-      nr = rq.cfs.queue.length + (rq.cfs.curr && rq.cfs.curr.se.onRq ? 1 : 0);
-      if (nr !== rq.cfs.nrRunning) throw new Error(`invariant: cpu${rq.cpu} cfs tree holds ${nr}, nr_running ${rq.cfs.nrRunning}`);
-    }
-    for (const p of this.tasks) {
-      if (p.state === TASK_DEAD) continue;
-      const queued = p.onRq !== 0;
-      const waking = this.rqs.some((rq) => rq.wakeList.includes(p));
-      const blocked = p.state === TASK_INTERRUPTIBLE;
-      if (!queued && !waking && !blocked) throw new Error(`invariant: ${p.comm}/${p.pid} is lost (not queued, not waking, not sleeping)`);
-      if (queued && blocked) throw new Error(`invariant: ${p.comm}/${p.pid} is queued but sleeping`);
-    }
+    checkInvariants(this);
   }
 }
 

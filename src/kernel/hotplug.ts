@@ -1,7 +1,7 @@
 // CPU hotplug at run time (echo 0/1 > /sys/devices/system/cpu/cpuN/online): take a CPU out of
 // the domains, push every task off it (migrate_tasks / select_fallback_rq), or bring it back.
 import type { Kernel } from "./core";
-import { selectFallbackRq } from "./ttwu";
+import { schedTtwuPending, selectFallbackRq } from "./ttwu";
 import { TASK_RUNNING } from "./task";
 import { bump } from "./counters";
 
@@ -22,7 +22,7 @@ export function cpuDown(k: Kernel, cpu: number): void {
   const prevCpu = k.thisCpu;
   k.thisCpu = cpu;
   // Wakeups queued for this CPU are activated here first, then moved with the rest.
-  k.schedTtwuPending(rq);
+  schedTtwuPending(k, rq);
   rq.needResched = false;
   // The running task is preempted by the stopper that takes the CPU down.
   k.preemptToIdle(rq);

@@ -143,7 +143,7 @@ function ttwuQueue(k: Kernel, p: Task, cpu: number, wakeFlags: number, wakerCpu:
   const local = cpu === wakerCpu;
   bump(k.counters.wakePath, local ? "local" : "remote");
   lockRq(k, rq, wakerCpu, local ? "ttwu_local" : "ttwu_remote");
-  k.ttwuDoActivate(rq, p, ENQUEUE_WAKEUP);
+  ttwuDoActivate(k, rq, p, ENQUEUE_WAKEUP);
 }
 
 /** wake_up_new_task: fork placement, then activate. */
@@ -163,4 +163,31 @@ function firstOnline(k: Kernel): number {
   const rq = k.rqs.find((r) => r.online);
   if (!rq) throw new Error("no online CPU");
   return rq.cpu;
+}
+
+/** sched_ttwu_pending: activate tasks queued on this CPU's wakelist. */
+export function schedTtwuPending(k: Kernel, rq: Rq): void {
+  if (rq.wakeList.length === 0) return;
+  const list = rq.wakeList.splice(0, rq.wakeList.length);
+  rq.ttwuPending = 0;
+  for (const p of list) ttwuDoActivate(k, rq, p, ENQUEUE_WAKEUP);
+}
+
+/** ttwu_do_activate: enqueue a woken task and see whether it preempts. */
+export function ttwuDoActivate(k: Kernel, rq: Rq, p: Task, flags: number): void {
+  if (rq.idleStamp > 0 && rq.curr === null) {
+    // rq->avg_idle for the newidle gate, capped at 2 * migration_cost.
+    const delta = k.now - rq.idleStamp;
+    const max = 2 * k.tunables.sched_migration_cost_ns;
+    if (rq.avgIdle > max) rq.avgIdle = max;
+    else rq.avgIdle += (delta - rq.avgIdle) / 8;
+    rq.idleStamp = 0;
+  }
+  p.stats.sleepNs += k.now - p.lastStateChange;
+  k.activateTask(rq, p, flags);
+  p.state = TASK_RUNNING;
+  k.checkPreemptCurr(rq, p);
+  if (k.trace) {
+    k.trace.push({ type: "sched_wakeup", t: k.now, cpu: k.thisCpu < 0 ? rq.cpu : k.thisCpu, comm: p.comm, pid: p.pid, prio: p.prio, targetCpu: rq.cpu });
+  }
 }
