@@ -1,4 +1,6 @@
 // The `schedlab` command.
+import * as fs from "fs";
+import * as path from "path";
 import { presetNames, preset } from "./machine/presets";
 import { ERAS, isEra } from "./kernel/features";
 import { hookDescription, hookNames } from "./kernel/hooks";
@@ -21,6 +23,7 @@ usage:
       --seed S            master seed (default 1)
       --report DIR        write DIR/index.html (default for a plain 'schedlab reproduce': report/)
       --no-report         do not write a report
+      --save DIR          also write each experiment's full results as DIR/<id>.json
   schedlab list                           the experiments that can be reproduced
   schedlab presets                        machine presets
   schedlab domains PRESET [--era E] [--offline CPU,CPU]
@@ -76,7 +79,7 @@ function progress(done: number, total: number, text: string): void {
 }
 
 async function reproduceCmd(argv: string[]): Promise<number> {
-  const { positional, flags } = parseArgs(argv, ["iterations", "duration", "seed", "report"], ["json", "quick", "no-report"]);
+  const { positional, flags } = parseArgs(argv, ["iterations", "duration", "seed", "report", "save"], ["json", "quick", "no-report"]);
   const ids = positional.length ? positional : reproductionIds();
   const repros: Reproduction[] = ids.map((id) => reproduction(id));
   const iterations = positiveNumber("iterations", flags.get("iterations"), true);
@@ -108,6 +111,11 @@ async function reproduceCmd(argv: string[]): Promise<number> {
       notes: r.notes,
     });
     runs.push({ repro: r, res });
+    const saveDir = flags.get("save");
+    if (typeof saveDir === "string") {
+      fs.mkdirSync(saveDir, { recursive: true });
+      fs.writeFileSync(path.join(saveDir, `${r.id}.json`), JSON.stringify(res.data));
+    }
   }
   const ledger = newLedger(experiments);
   if (json) process.stdout.write(JSON.stringify(ledger) + "\n");

@@ -1,0 +1,46 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "child_process";
+import * as path from "path";
+
+const BIN = path.join(__dirname, "..", "bin", "schedlab.js");
+const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8" });
+
+test("schedlab --help lists the commands", () => {
+  const r = cli("--help");
+  assert.equal(r.status, 0);
+  assert.match(r.stdout, /schedlab reproduce/);
+  assert.match(r.stdout, /experiments: demo, 002, 002-ht/);
+});
+
+test("schedlab reproduce demo --json prints the ledger as one JSON object", () => {
+  const r = cli("reproduce", "demo", "--json", "--quick");
+  assert.equal(r.status, 0, r.stderr);
+  const ledger = JSON.parse(r.stdout);
+  assert.equal(typeof ledger.version, "string");
+  const e = ledger.experiments[0];
+  assert.equal(e.id, "demo");
+  for (const key of ["title", "machine", "rows"]) assert.ok(key in e, key);
+  for (const row of e.rows) {
+    for (const key of ["metric", "variant", "published", "simulated", "iterations"]) assert.ok(key in row, key);
+    assert.equal(row.iterations.length, 2);
+    assert.ok(Math.abs(row.simulated - row.iterations.reduce((a: number, b: number) => a + b, 0) / 2) < 1e-12);
+  }
+});
+
+test("bad input exits 2 with a message naming the field and the accepted values", () => {
+  const cases: Array<[string[], RegExp]> = [
+    [["reproduce", "nope"], /unknown experiment "nope" \(accepted: demo, 002, 002-ht\)/],
+    [["reproduce", "demo", "--iterations", "0"], /--iterations must be a positive integer/],
+    [["reproduce", "demo", "--duration", "-3"], /--duration must be a positive number/],
+    [["reproduce", "--bogus"], /unknown option --bogus \(accepted: .*--json/],
+    [["domains", "nobox"], /unknown machine "nobox".*xeon-x5472/],
+    [["domains", "core2-2x2", "--era", "3.0"], /--era must be one of 2.6.29, .*6.19/],
+    [["frob"], /unknown command "frob"/],
+  ];
+  for (const [args, re] of cases) {
+    const r = cli(...args);
+    assert.equal(r.status, 2, `${args.join(" ")}: exit ${r.status}`);
+    assert.match(r.stderr, re);
+  }
+});
