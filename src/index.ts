@@ -15,6 +15,7 @@ import "./reproduce/seed002";
 export { topology, Experiment, type RunOptions } from "./experiment/experiment";
 export { Results } from "./experiment/results";
 export type { ResultsData, IterationResult, TaskStats, CpuStats, SchedCounters, ExperimentSpec } from "./experiment/types";
+export type { TraceRecord, MigrationReason } from "./kernel/trace";
 export { runIteration, buildKernel, type IterationSpec } from "./experiment/run";
 export { patch, Patch, applyPatches, type PatchSource } from "./patch/patch";
 export { hookNames, hookDescription, type HookName, type HookTypes } from "./kernel/hooks";

@@ -426,12 +426,19 @@ export class Kernel {
   private startTick(rq: Rq): void {
     if (rq.tickRunning) return;
     rq.tickRunning = true;
-    // Ticks stay on the jiffy grid, aligned across CPUs (no skew_tick) as on a default x86
-    // kernel; a tick still pending from before a short idle period simply fires.
+    // Ticks stay on each CPU's grid: aligned across CPUs, or skewed by skew_tick; a tick still
+    // pending from before a short idle period simply fires.
     if (rq.tickEventAt > this.now) return;
-    const next = (Math.floor(this.now / this.tickNs) + 1) * this.tickNs;
+    const off = this.tickOffset(rq.cpu);
+    const next = (Math.floor((this.now - off) / this.tickNs) + 1) * this.tickNs + off;
     rq.tickEventAt = next;
     this.eq.push(next, EV_TICK, rq.cpu, 0);
+  }
+
+  /** tick_setup_sched_timer's per-CPU offset: cpu x (TICK_NSEC / 2) / nr_possible_cpus with skew_tick. */
+  tickOffset(cpu: number): number {
+    if (!this.tunables.skew_tick) return 0;
+    return Math.floor(this.tickNs / 2 / this.rqs.length) * cpu;
   }
 
   private stopTick(rq: Rq): void {

@@ -22,6 +22,9 @@ export interface Tunables {
   sched_rt_runtime_us: number;
   sched_rt_period_us: number;
   rr_timeslice_ns: number;
+  /** 1: each CPU's tick is offset by cpu x (TICK_NSEC / 2) / nr_possible_cpus (skew_tick=1;
+   *  unconditional before 2.6.3x), 0: ticks aligned across CPUs (the default since). */
+  skew_tick: number;
 }
 
 /** SCHED_FEAT names we model; true = on. */
@@ -56,6 +59,7 @@ const BASE_TUNABLES: Tunables = {
   sched_rt_runtime_us: 950_000,
   sched_rt_period_us: 1_000_000,
   rr_timeslice_ns: 100_000_000,
+  skew_tick: 0,
 };
 
 const BASE_FEATURES: Features = {
@@ -94,6 +98,9 @@ export function eraDefaults(era: Era): { tunables: Tunables; features: Features 
         sched_wakeup_granularity_ns: 5_000_000,
         sched_nr_latency: 5,
         tunable_scaling_cpu_cap: 0,
+        // tick_setup_sched_timer skewed every CPU's tick across half a jiffy until
+        // "clockevents: Remove the per cpu tick skew" (2.6.3x); skew_tick=1 restored it as an option.
+        skew_tick: 1,
       });
       // 2.6.29 had no wakelist (TTWU_QUEUE came in 3.0), no wake_affine feature split.
       Object.assign(features, { TTWU_QUEUE: false, CACHE_HOT_BUDDY: true, LB_BIAS: false, NONTASK_CAPACITY: false, SIS_PROP: false });

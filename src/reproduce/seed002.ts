@@ -66,8 +66,9 @@ for (const [id, machine, title] of [
         .offline(3)
         .workload(schedFair({ children: 8, interval: 5, loopNs: LOOP_NS[machine], intervals: 12 }))
         .variants({ pre: [], post: [groupPower2009] }),
-    full: { iterations: 10, duration: 60.001 },
-    quick: { iterations: 3, duration: 30.001 },
+    // 12 (or 6) intervals of 5 s plus room for the start offset (< 1 jiffy) so the last sample lands
+    full: { iterations: 10, duration: 60.01 },
+    quick: { iterations: 3, duration: 30.01 },
     rows: rows(id),
     figures: figures(id),
     notes: NOTES,
