@@ -7,7 +7,7 @@ import { hookDescription, hookNames } from "./kernel/hooks";
 import { buildSchedDomains, describeDomains } from "./kernel/topology";
 import { defaultGroupCapacity } from "./kernel/topology";
 import { reproduction, reproductionIds, runReproduction, type Reproduction } from "./reproduce/registry";
-import { formatLedger, newLedger, type LedgerExperiment } from "./reproduce/ledger";
+import { formatLedger, ledgerEntry, newLedger, type LedgerExperiment } from "./reproduce/ledger";
 import { writeReport } from "./reproduce/report";
 import { VERSION } from "./version";
 import "./index";
@@ -104,12 +104,7 @@ async function reproduceCmd(argv: string[]): Promise<number> {
         progress(done, total, `[${r.id}] ${done}/${total} runs (variant ${last.variant}, iteration ${last.iteration}), ${((Date.now() - t0) / 1000).toFixed(1)} s`),
     });
     if (process.stderr.isTTY) process.stderr.write("\n");
-    const spec = res.data.spec;
-    experiments.push({
-      id: r.id, title: r.title, machine: r.machine, source: r.source, rows: r.rows(res),
-      run: { iterations: spec.iterations, durationS: spec.durationNs / 1e9, seed: spec.seed, era: spec.era },
-      notes: r.notes,
-    });
+    experiments.push(ledgerEntry(r, res));
     runs.push({ repro: r, res });
     const saveDir = flags.get("save");
     if (typeof saveDir === "string") {

@@ -6,7 +6,8 @@ import { ERAS, isEra, type Era } from "../kernel/features";
 import { Patch } from "../patch/patch";
 import type { Workload } from "../workload/workload";
 import { iterationSeed } from "../sim/random";
-import { runIteration, type HotplugEvent } from "./run";
+import { buildKernel, runIteration, type HotplugEvent } from "./run";
+import type { DomainTree } from "../kernel/sched_domain";
 import { Results } from "./results";
 import type { ExperimentSpec, IterationResult, ResultsData } from "./types";
 import { VERSION } from "../version";
@@ -124,6 +125,14 @@ export class Experiment {
     }
     this.variantMap = { ...map };
     return this;
+  }
+
+  /** The sched domains this experiment's kernel builds at boot (era, offline CPUs, and the
+   *  given patches, e.g. a variant's). */
+  domains(patches: Patch[] = []): DomainTree {
+    const machine = this.machine();
+    const online = machine.online.map((on, i) => on && !this.offlineCpus.includes(i));
+    return buildKernel({ machine, online, era: this.eraName, patches: [...this.patches, ...patches], seed: "domains", trace: false }).domains;
   }
 
   /** Override sysctls for every variant (e.g. { hz: 1000 }). */

@@ -382,9 +382,9 @@ export class Kernel {
     if (this.trace) {
       this.trace.push({
         type: "sched_switch", t: now, cpu: rq.cpu,
-        prevComm: prev ? prev.comm : "swapper", prevPid: prev ? prev.pid : 0, prevPrio: prev ? prev.prio : 120,
+        prevComm: prev ? prev.comm : `swapper/${rq.cpu}`, prevPid: prev ? prev.pid : 0, prevPrio: prev ? prev.prio : 120,
         prevState: !prev ? "R" : prev.state === TASK_DEAD ? "X" : prev.state === TASK_RUNNING ? "R" : "S",
-        nextComm: next ? next.comm : "swapper", nextPid: next ? next.pid : 0, nextPrio: next ? next.prio : 120,
+        nextComm: next ? next.comm : `swapper/${rq.cpu}`, nextPid: next ? next.pid : 0, nextPrio: next ? next.prio : 120,
       });
     }
     if (next) {

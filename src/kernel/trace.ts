@@ -6,6 +6,9 @@ export type TraceRecord =
       prevComm: string; prevPid: number; prevPrio: number; prevState: "R" | "S" | "D" | "X";
       nextComm: string; nextPid: number; nextPrio: number;
     }
+  /** try_to_wake_up was called (on the waker's CPU), before the CPU is chosen. */
+  | { type: "sched_waking"; t: number; cpu: number; comm: string; pid: number; prio: number; targetCpu: number }
+  /** The wakee was activated on targetCpu (by the waker, or by the target from its wakelist). */
   | { type: "sched_wakeup"; t: number; cpu: number; comm: string; pid: number; prio: number; targetCpu: number }
   | {
       type: "sched_migrate_task"; t: number; cpu: number; comm: string; pid: number; prio: number;

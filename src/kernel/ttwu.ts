@@ -120,6 +120,9 @@ export function tryToWakeUp(k: Kernel, p: Task, wakeFlags: number, wakerCpu: num
   p.stats.wakeups++;
   if (waker) recordWakee(k, waker, p);
   p.state = TASK_RUNNING; // TASK_WAKING: nobody else may wake it now
+  if (k.trace) {
+    k.trace.push({ type: "sched_waking", t: k.now, cpu: wakerCpu < 0 ? p.cpu : wakerCpu, comm: p.comm, pid: p.pid, prio: p.prio, targetCpu: p.cpu });
+  }
   const cpu = selectTaskRq(k, p, p.cpu, wakeFlags | WF_TTWU, wakerCpu);
   if (cpu !== p.cpu) {
     wakeFlags |= WF_MIGRATED;

@@ -34,7 +34,10 @@ const pad3 = (cpu: number) => String(cpu).padStart(3, "0");
 /** Serialize trace records (any order; sorted stably by time) as ftrace text. */
 export function toFtrace(records: readonly TraceRecord[], opts: FtraceOptions = {}): string {
   const recs = byTime(records);
-  const waking = opts.waking !== false;
+  // Runs that recorded try_to_wake_up (sched_waking) need nothing synthesised; older records
+  // only have sched_wakeup, and Perfetto draws wakeup arrows from sched_waking lines only.
+  const recorded = recs.some((r) => r.type === "sched_waking");
+  const waking = opts.waking !== false && !recorded;
   const trunc = opts.truncateComm !== false;
   // Fields are split on spaces and "=" by parsers: keep comms to one token.
   const comm = (c: string) => {
@@ -67,6 +70,9 @@ export function toFtrace(records: readonly TraceRecord[], opts: FtraceOptions = 
         line(r.cpu, "d..3", r.t, "sched_wakeup", args);
         break;
       }
+      case "sched_waking":
+        line(r.cpu, "d..3", r.t, "sched_waking", `comm=${comm(r.comm)} pid=${r.pid} prio=${r.prio} target_cpu=${pad3(r.targetCpu)}`);
+        break;
       case "sched_migrate_task":
         line(r.cpu, "d..2", r.t, "sched_migrate_task", `comm=${comm(r.comm)} pid=${r.pid} prio=${r.prio} orig_cpu=${r.origCpu} dest_cpu=${r.destCpu}`);
         break;

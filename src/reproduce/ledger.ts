@@ -2,6 +2,8 @@
 import { mean } from "../analysis/stats";
 import { ledgerRow as judgeRow } from "../report/ledger";
 import { VERSION } from "../version";
+import type { Results } from "../experiment/results";
+import type { Reproduction } from "./registry";
 
 export interface LedgerRow {
   metric: string;
@@ -69,4 +71,18 @@ export function formatLedger(l: Ledger): string {
     if (e.notes) out.push(`    note: ${e.notes}`);
   }
   return out.join("\n");
+}
+
+/** One experiment's ledger entry from its reproduction and results. */
+export function ledgerEntry(r: Reproduction, res: Results): LedgerExperiment {
+  const spec = res.data.spec;
+  return {
+    id: r.id,
+    title: r.title,
+    machine: r.machine,
+    source: r.source,
+    rows: r.rows(res),
+    run: { iterations: spec.iterations, durationS: spec.durationNs / 1e9, seed: spec.seed, era: spec.era },
+    notes: r.notes,
+  };
 }
