@@ -265,6 +265,8 @@ export class Kernel {
   /** __sched_setscheduler / set_user_nice: requeue with the new class, prio and weight. */
   changeScheduling(p: Task, policy: Policy, nice: number, rtPriority: number): void {
     const rq = this.rqs[p.cpu];
+    const oldClass = p.schedClass;
+    const oldPrio = p.prio;
     const queued = p.onRq !== 0;
     const running = rq.curr === p;
     if (queued) {
@@ -277,6 +279,7 @@ export class Kernel {
       // A running task is back in its class's queue; schedule() picks again right away.
       if (running) this.reschedCurr(rq);
       else this.checkPreemptCurr(rq, p);
+      if (oldClass === "rt" || p.schedClass === "rt") this.rt.prioChanged(rq, p, oldClass, oldPrio);
     }
   }
 
@@ -348,10 +351,14 @@ export class Kernel {
       this.putPrevTask(rq, prev);
     }
     rq.needResched = false;
+    // RT pull before picking something of lower priority (pick_next_task_rt / balance_rt).
+    this.rt.balance(rq, prev);
     // Newly idle: the balancer may pull work before the CPU goes idle (idle_balance).
     if (prev && rq.nrRunning === 0) for (const h of this.newIdleHooks) h(rq);
     const next = this.pickNextTask(rq);
     if (next !== prev) this.contextSwitch(rq, prev, next, blocked);
+    // balance_callback: push pushable RT tasks away after the switch (post_schedule_rt).
+    this.rt.postSchedule(rq);
     if (next) {
       if (next === prev) startSegment(this, rq, next);
       else this.runCurr(rq);

@@ -18,6 +18,7 @@ export function cpuDown(k: Kernel, cpu: number): void {
   if (!rq.online) return;
   if (k.onlineCount() === 1) throw new Error(`hotplug: cpu${cpu} is the last online CPU`);
   rq.online = false;
+  k.rt.rqOffline(rq);
   rebuild(k);
   const prevCpu = k.thisCpu;
   k.thisCpu = cpu;
@@ -52,6 +53,7 @@ export function cpuUp(k: Kernel, cpu: number): void {
   if (!rq) throw new Error(`hotplug: cpu must be an integer from 0 to ${k.rqs.length - 1} (got ${cpu})`);
   if (rq.online) return;
   rq.online = true;
+  k.rt.rqOnline(rq);
   k.markOnline(rq);
   rebuild(k);
 }

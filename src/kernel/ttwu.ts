@@ -160,6 +160,7 @@ export function wakeUpNewTask(k: Kernel, p: Task, cpu?: number): void {
   k.activateTask(rq, p, ENQUEUE_INITIAL);
   if (k.trace) k.trace.push({ type: "sched_wakeup", t: k.now, cpu: parentCpu < 0 ? target : parentCpu, comm: p.comm, pid: p.pid, prio: p.prio, targetCpu: target });
   k.checkPreemptCurr(rq, p);
+  if (p.schedClass === "rt") k.rt.taskWoken(rq, p);
 }
 
 function firstOnline(k: Kernel): number {
@@ -193,4 +194,5 @@ export function ttwuDoActivate(k: Kernel, rq: Rq, p: Task, flags: number): void 
   if (k.trace) {
     k.trace.push({ type: "sched_wakeup", t: k.now, cpu: k.thisCpu < 0 ? rq.cpu : k.thisCpu, comm: p.comm, pid: p.pid, prio: p.prio, targetCpu: rq.cpu });
   }
+  if (p.schedClass === "rt") k.rt.taskWoken(rq, p);
 }
