@@ -29,7 +29,7 @@ const cases: Case[] = [
   {
     name: "pingpong-104cpu",
     tasks: 208,
-    duration: 0.5,
+    duration: 0.1,
     workload: pingpong({ pairs: 104 }),
     make: () => topology("x86-104t").era("5.19"),
   },

@@ -80,6 +80,8 @@ export class Kernel {
   domains: DomainTree;
   cfsTiming: CfsTiming;
   readonly tickNs: number;
+  /** Runqueues with two or more tasks (root_domain->overload). */
+  nrOverloaded = 0;
   /** The CPU whose event is being handled ("smp_processor_id()"). */
   thisCpu = -1;
   /** Cost accumulated by kernel work done in the current context, charged to the current task. */
@@ -124,6 +126,7 @@ export class Kernel {
     for (const rq of this.rqs) {
       rq.idleSince = 0;
       rq.idleStateIdx = selectIdleState(this.idleStates, rq);
+      rq.avgIdle = 2 * this.tunables.sched_migration_cost_ns; // sched_init
     }
     this.rqViews = this.rqs.map((rq) => new RqView(rq, this));
     this.balancer = new FairBalancer(this);
@@ -197,14 +200,14 @@ export class Kernel {
     if (p.schedClass === "fair") this.fair.enqueueTask(rq, p, flags);
     else if (p.schedClass === "rt") this.rt.enqueueTask(rq, p);
     else if (p.schedClass === "stop") rq.stopQueued = true;
-    rq.nrRunning++;
+    if (++rq.nrRunning === 2) this.nrOverloaded++;
   }
 
   dequeueTask(rq: Rq, p: Task, flags: number): void {
     if (p.schedClass === "fair") this.fair.dequeueTask(rq, p, flags);
     else if (p.schedClass === "rt") this.rt.dequeueTask(rq, p);
     else if (p.schedClass === "stop") rq.stopQueued = false;
-    rq.nrRunning--;
+    if (rq.nrRunning-- === 2) this.nrOverloaded--;
   }
 
   /** activate_task */

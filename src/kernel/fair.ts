@@ -5,7 +5,7 @@ import type { CfsRq, Rq } from "./rq";
 import type { Task } from "./task";
 import { NICE_0_LOAD } from "./prio";
 import { tunableScale } from "./features";
-import { DO_ATTACH, initEntityRunnableAverage, migrateTaskRqFairPelt, updateLoadAvg } from "./pelt";
+import { DO_ATTACH, initEntityRunnableAverage, migrateTaskRqFairPelt, updateCfsRqLoadAvg, updateLoadAvg } from "./pelt";
 
 export const ENQUEUE_WAKEUP = 1;
 export const ENQUEUE_MIGRATED = 2;
@@ -155,6 +155,27 @@ export class FairClass {
   /** update_load_avg for an entity of this rq (no-op without PELT). */
   private updateLoad(rq: Rq, p: Task, flags = 0): void {
     if (this.pelt) updateLoadAvg(this.k.now, rq.cfs, p.se, rq.cfs.curr === p, flags);
+  }
+
+  /**
+   * post_init_entity_util_avg (4.6+), in wake_up_new_task once the CPU is chosen: a new task
+   * starts with half the CPU's spare capacity as util (scaled by its weight share when the
+   * cfs_rq is busy), so fork placement sees it; 5.7+ starts runnable_avg there too.
+   */
+  postInitEntityUtilAvg(rq: Rq, p: Task): void {
+    if (!this.pelt) return;
+    const cfs = rq.cfs;
+    updateCfsRqLoadAvg(this.k.now, cfs);
+    const sa = p.se.avg;
+    const cap = Math.floor((rq.cpuCapacityOrig - cfs.avg.utilAvg) / 2);
+    if (cap > 0) {
+      if (cfs.avg.utilAvg !== 0) {
+        sa.utilAvg = Math.min(Math.floor((cfs.avg.utilAvg * p.se.weight) / (cfs.avg.loadAvg + 1)), cap);
+      } else {
+        sa.utilAvg = cap;
+      }
+    }
+    if (this.k.era !== "4.8" && this.k.era !== "3.19" && this.k.era !== "5.6") sa.runnableAvg = sa.utilAvg;
   }
 
   /** A new task's PELT starting point (init_entity_runnable_average). */

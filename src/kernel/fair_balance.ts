@@ -186,8 +186,7 @@ export class FairBalancer {
     const modern = k.era !== "2.6.29";
     if (modern) {
       // Skip when the CPU tends to idle only briefly, or nothing anywhere is overloaded.
-      const overloaded = k.rqs.some((r) => r.online && r.nrRunning > 1);
-      if (rq.avgIdle < k.tunables.sched_migration_cost_ns || !overloaded) return;
+      if (rq.avgIdle < k.tunables.sched_migration_cost_ns || k.nrOverloaded === 0) return;
     }
     let nextBalance = k.now + this.hz * jiffy;
     for (const sd of k.domains.domains[rq.cpu]) {

@@ -103,7 +103,8 @@ export function eraDefaults(era: Era): { tunables: Tunables; features: Features 
         skew_tick: 1,
       });
       // 2.6.29 had no wakelist (TTWU_QUEUE came in 3.0), no wake_affine feature split.
-      Object.assign(features, { TTWU_QUEUE: false, CACHE_HOT_BUDDY: true, LB_BIAS: false, NONTASK_CAPACITY: false, SIS_PROP: false });
+      // 2.6.29 sched_features.h: LB_BIAS on (source/target_load read cpu_load[]), no wakelist (3.0).
+      Object.assign(features, { TTWU_QUEUE: false, CACHE_HOT_BUDDY: true, LB_BIAS: true, NONTASK_CAPACITY: false, SIS_PROP: false });
       break;
     case "3.19":
       Object.assign(features, { SIS_PROP: false });

@@ -26,4 +26,6 @@ export function checkInvariants(k: Kernel): void {
     if (!queued && !waking && !blocked) throw new Error(`invariant: ${p.comm}/${p.pid} is lost (not queued, not waking, not sleeping)`);
     if (queued && blocked) throw new Error(`invariant: ${p.comm}/${p.pid} is queued but sleeping`);
   }
+  const overloaded = k.rqs.filter((rq) => rq.nrRunning >= 2).length;
+  if (overloaded !== k.nrOverloaded) throw new Error(`invariant: ${overloaded} runqueues hold 2+ tasks, root domain counts ${k.nrOverloaded}`);
 }

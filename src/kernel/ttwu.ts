@@ -157,6 +157,7 @@ export function wakeUpNewTask(k: Kernel, p: Task, cpu?: number): void {
   const target = cpu ?? selectTaskRq(k, p, parentCpu >= 0 ? parentCpu : firstOnline(k), WF_FORK, parentCpu);
   p.cpu = target;
   const rq = k.rqs[target];
+  if (p.schedClass === "fair") k.fair.postInitEntityUtilAvg(rq, p);
   k.activateTask(rq, p, ENQUEUE_INITIAL);
   if (k.trace) k.trace.push({ type: "sched_wakeup", t: k.now, cpu: parentCpu < 0 ? target : parentCpu, comm: p.comm, pid: p.pid, prio: p.prio, targetCpu: target });
   k.checkPreemptCurr(rq, p);

@@ -1,7 +1,10 @@
-// A binary min-heap of events keyed by (time, sequence number), stored in typed arrays.
+// A 4-ary min-heap of events keyed by (time, sequence number), stored in typed arrays (four
+// children per node: half the levels of a binary heap, and siblings share cache lines).
 // Events are small integer records (kind, a, b) so the hot path allocates nothing.
 // Simultaneous events pop in insertion order: the sequence number breaks ties, which keeps
-// runs deterministic.
+// runs deterministic. An event that will be the very next one (earlier than everything queued)
+// waits in a one-entry front slot instead of going through the heap: in a busy simulation the
+// segment just started is often the next thing to finish.
 
 export class EventQueue {
   private time: Float64Array;
@@ -15,6 +18,13 @@ export class EventQueue {
   private size = 0;
   private capacity: number;
   private nextSeq = 0;
+  // the front slot: strictly earlier than every heap entry when it was filled
+  private hasFront = false;
+  private frontTime = 0;
+  private frontSeq = 0;
+  private frontKind = 0;
+  private frontA = 0;
+  private frontB = 0;
   // fields of the event last popped
   popTime = 0;
   popKind = 0;
@@ -34,29 +44,60 @@ export class EventQueue {
   }
 
   get length(): number {
-    return this.size;
+    return this.size + (this.hasFront ? 1 : 0);
   }
 
   /** Time of the earliest event, or Infinity when empty. */
   peekTime(): number {
-    return this.size === 0 ? Infinity : this.time[this.heap[0]];
+    const top = this.size === 0 ? Infinity : this.time[this.heap[0]];
+    return this.hasFront && this.frontTime <= top ? this.frontTime : top;
   }
 
   push(time: number, kind: number, a: number, b: number): void {
+    const seq = this.nextSeq++;
+    const top = this.size === 0 ? Infinity : this.time[this.heap[0]];
+    if (time < top) {
+      if (!this.hasFront) {
+        this.setFront(time, seq, kind, a, b);
+        return;
+      }
+      if (time < this.frontTime) {
+        // the new event comes first: the old front goes to the heap with its own sequence number
+        this.pushHeap(this.frontTime, this.frontSeq, this.frontKind, this.frontA, this.frontB);
+        this.setFront(time, seq, kind, a, b);
+        return;
+      }
+    }
+    this.pushHeap(time, seq, kind, a, b);
+  }
+
+  private setFront(time: number, seq: number, kind: number, a: number, b: number): void {
+    this.hasFront = true;
+    this.frontTime = time;
+    this.frontSeq = seq;
+    this.frontKind = kind;
+    this.frontA = a;
+    this.frontB = b;
+  }
+
+  private pushHeap(time: number, seq: number, kind: number, a: number, b: number): void {
     if (this.nFree === 0) this.grow();
     const slot = this.freeSlots[--this.nFree];
     this.time[slot] = time;
-    this.seq[slot] = this.nextSeq++;
+    this.seq[slot] = seq;
     this.kind[slot] = kind;
     this.a[slot] = a;
     this.b[slot] = b;
     // sift up
     const heap = this.heap;
+    const tm = this.time;
+    const sq = this.seq;
     let i = this.size++;
     while (i > 0) {
-      const p = (i - 1) >> 1;
+      const p = (i - 1) >> 2;
       const ps = heap[p];
-      if (this.less(slot, ps)) {
+      const tp = tm[ps];
+      if (time < tp || (time === tp && seq < sq[ps])) {
         heap[i] = ps;
         i = p;
       } else break;
@@ -66,6 +107,15 @@ export class EventQueue {
 
   /** Removes the earliest event into popTime/popKind/popA/popB. Returns false when empty. */
   pop(): boolean {
+    // The front entry wins ties: heap entries of equal time were queued after it.
+    if (this.hasFront && (this.size === 0 || this.frontTime <= this.time[this.heap[0]])) {
+      this.hasFront = false;
+      this.popTime = this.frontTime;
+      this.popKind = this.frontKind;
+      this.popA = this.frontA;
+      this.popB = this.frontB;
+      return true;
+    }
     if (this.size === 0) return false;
     const heap = this.heap;
     const top = heap[0];
@@ -76,16 +126,30 @@ export class EventQueue {
     this.freeSlots[this.nFree++] = top;
     const last = heap[--this.size];
     if (this.size > 0) {
-      // sift down
+      // sift down: move the smallest of up to four children up while it beats `last`
+      const tm = this.time;
+      const sq = this.seq;
+      const lt = tm[last];
+      const ls = sq[last];
       let i = 0;
       const n = this.size;
       for (;;) {
-        const l = 2 * i + 1;
-        if (l >= n) break;
-        const r = l + 1;
-        let c = l;
-        if (r < n && this.less(heap[r], heap[l])) c = r;
-        if (this.less(heap[c], last)) {
+        const first = 4 * i + 1;
+        if (first >= n) break;
+        let c = first;
+        let ct = tm[heap[c]];
+        let cs = sq[heap[c]];
+        const end = first + 4 < n ? first + 4 : n;
+        for (let j = first + 1; j < end; j++) {
+          const h = heap[j];
+          const t = tm[h];
+          if (t < ct || (t === ct && sq[h] < cs)) {
+            c = j;
+            ct = t;
+            cs = sq[h];
+          }
+        }
+        if (ct < lt || (ct === lt && cs < ls)) {
           heap[i] = heap[c];
           i = c;
         } else break;
@@ -97,14 +161,9 @@ export class EventQueue {
 
   clear(): void {
     this.size = 0;
+    this.hasFront = false;
     this.nFree = 0;
     for (let i = this.capacity - 1; i >= 0; i--) this.freeSlots[this.nFree++] = i;
-  }
-
-  private less(x: number, y: number): boolean {
-    const tx = this.time[x];
-    const ty = this.time[y];
-    return tx < ty || (tx === ty && this.seq[x] < this.seq[y]);
   }
 
   private grow(): void {
