@@ -147,6 +147,17 @@ export function findIdlestCpu48(k: Kernel, group: SchedGroup, p: Task, thisCpu: 
   return shallowestIdleCpu !== -1 ? shallowestIdleCpu : leastLoadedCpu;
 }
 
+/** The highest domain of `cpu` narrower than `weight` that carries `sdFlag` (the slow path's
+ *  "now try balancing at a lower domain level of new_cpu"). */
+function flaggedDomainBelow(k: Kernel, cpu: number, weight: number, sdFlag: number): SchedDomain | null {
+  let sd: SchedDomain | null = null;
+  for (const tmp of k.domains.domains[cpu]) {
+    if (weight <= tmp.spanWeight) break;
+    if (tmp.flags & sdFlag) sd = tmp;
+  }
+  return sd;
+}
+
 /**
  * The 2.6.29 sched_balance_self / 3.x-4.x select_task_rq_fair slow-path loop: find the idlest
  * group at the highest flagged level, its idlest CPU, then go on in that CPU's lower domains.
@@ -173,12 +184,7 @@ export function idlestLoop(k: Kernel, p: Task, start: SchedDomain | null, cpu: n
     }
     // Now try balancing at a lower domain level of new_cpu
     cpu = newCpu;
-    const weight = sd.spanWeight;
-    sd = null;
-    for (const tmp of k.domains.domains[cpu]) {
-      if (weight <= tmp.spanWeight) break;
-      if (tmp.flags & sdFlag) sd = tmp;
-    }
+    sd = flaggedDomainBelow(k, cpu, sd.spanWeight, sdFlag);
   }
   return cpu;
 }
@@ -407,12 +413,7 @@ export function findIdlestCpu5x(k: Kernel, p: Task, sd: SchedDomain, cpu: number
       continue;
     }
     cpu = newCpu;
-    const weight = cur.spanWeight;
-    cur = null;
-    for (const tmp of k.domains.domains[cpu]) {
-      if (weight <= tmp.spanWeight) break;
-      if (tmp.flags & sdFlag) cur = tmp;
-    }
+    cur = flaggedDomainBelow(k, cpu, cur.spanWeight, sdFlag);
   }
   return newCpu;
 }

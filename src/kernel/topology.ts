@@ -96,20 +96,12 @@ function sum(xs: number[]): number {
 // ---------------------------------------------------------------------------------------------
 // Topology levels per era
 
-interface Params {
-  minInterval: number;
-  maxInterval: number;
-  busyFactor: number;
-  imbalancePct: number;
-  cacheNiceTries: number;
-  busyIdx: number;
-  idleIdx: number;
-  newidleIdx: number;
-  wakeIdx: number;
-  forkexecIdx: number;
-  flags: number;
-  balanceInterval: number;
-}
+/** The per-level parameters sd_init (or SD_*_INIT) sets. */
+type Params = Pick<
+  SchedDomain,
+  | "minInterval" | "maxInterval" | "busyFactor" | "imbalancePct" | "cacheNiceTries" | "busyIdx" | "idleIdx"
+  | "newidleIdx" | "wakeIdx" | "forkexecIdx" | "flags" | "balanceInterval"
+>;
 
 interface TopologyLevel {
   name: SdLevel;
