@@ -35,10 +35,18 @@ function idleExitLatency(k: Kernel, cpu: number): number {
 // ---------------------------------------------------------------------------------------------
 // 2.6.29 and 4.8: load-based find_idlest_group
 
-/** find_idlest_group, 2.6.29 (kernel/sched.c): group loads over __cpu_power at forkexec_idx. */
-export function findIdlestGroup2629(ctx: FindIdlestGroupCtx): SchedGroup | null {
+/**
+ * The load-based find_idlest_group of 2.6.29 and 3.x-4.9: the group with the least average
+ * load (biased toward our own domain: source_load for the local group, target_load for others)
+ * unless the local group is within half the imbalance_pct of it.
+ */
+function findIdlestGroupByLoad(
+  ctx: FindIdlestGroupCtx,
+  loadIdx: number,
+  bias: { LB_BIAS: boolean },
+  avgOf: (group: SchedGroup, load: number) => number,
+): SchedGroup | null {
   const { k, p, sd, thisCpu } = ctx;
-  const loadIdx = sd.forkexecIdx;
   const imbalance = 100 + Math.floor((sd.imbalancePct - 100) / 2);
   let idlest: SchedGroup | null = null;
   let minLoad = Infinity;
@@ -46,13 +54,13 @@ export function findIdlestGroup2629(ctx: FindIdlestGroupCtx): SchedGroup | null 
   for (const group of sd.groups) {
     if (!intersectsAllowed(group.cpus, p)) continue;
     const local = group.cpus.includes(thisCpu);
-    let avgLoad = 0;
+    let load = 0;
     for (const i of group.cpus) {
       const rq = k.lbRq(i);
       // Bias balancing toward cpus of our domain
-      avgLoad += local ? sourceLoad(rq, loadIdx, k.era, ALWAYS_BIAS) : targetLoad(rq, loadIdx, k.era, ALWAYS_BIAS);
+      load += local ? sourceLoad(rq, loadIdx, k.era, bias) : targetLoad(rq, loadIdx, k.era, bias);
     }
-    avgLoad = sgDivCpuPower(group, avgLoad * SCHED_CAPACITY_SCALE);
+    const avgLoad = avgOf(group, load);
     if (local) thisLoad = avgLoad;
     else if (avgLoad < minLoad) {
       minLoad = avgLoad;
@@ -63,31 +71,15 @@ export function findIdlestGroup2629(ctx: FindIdlestGroupCtx): SchedGroup | null 
   return idlest;
 }
 
+/** find_idlest_group, 2.6.29 (kernel/sched.c): group loads over __cpu_power at forkexec_idx. */
+export function findIdlestGroup2629(ctx: FindIdlestGroupCtx): SchedGroup | null {
+  return findIdlestGroupByLoad(ctx, ctx.sd.forkexecIdx, ALWAYS_BIAS, (g, load) => sgDivCpuPower(g, load * SCHED_CAPACITY_SCALE));
+}
+
 /** find_idlest_group, 3.x-4.9: the same over sgc->capacity, load index by sd_flag. */
 export function findIdlestGroup48(ctx: FindIdlestGroupCtx): SchedGroup | null {
-  const { k, p, sd, thisCpu, sdFlag } = ctx;
-  const loadIdx = sdFlag & SD_BALANCE_WAKE ? sd.wakeIdx : sd.forkexecIdx;
-  const imbalance = 100 + Math.floor((sd.imbalancePct - 100) / 2);
-  let idlest: SchedGroup | null = null;
-  let minLoad = Infinity;
-  let thisLoad = 0;
-  for (const group of sd.groups) {
-    if (!intersectsAllowed(group.cpus, p)) continue;
-    const local = group.cpus.includes(thisCpu);
-    let avgLoad = 0;
-    for (const i of group.cpus) {
-      const rq = k.lbRq(i);
-      avgLoad += local ? sourceLoad(rq, loadIdx, k.era, k.features) : targetLoad(rq, loadIdx, k.era, k.features);
-    }
-    avgLoad = Math.floor((avgLoad * SCHED_CAPACITY_SCALE) / group.capacity);
-    if (local) thisLoad = avgLoad;
-    else if (avgLoad < minLoad) {
-      minLoad = avgLoad;
-      idlest = group;
-    }
-  }
-  if (!idlest || 100 * thisLoad < imbalance * minLoad) return null;
-  return idlest;
+  const loadIdx = ctx.sdFlag & SD_BALANCE_WAKE ? ctx.sd.wakeIdx : ctx.sd.forkexecIdx;
+  return findIdlestGroupByLoad(ctx, loadIdx, ctx.k.features, (g, load) => Math.floor((load * SCHED_CAPACITY_SCALE) / g.capacity));
 }
 
 /** find_idlest_cpu, 2.6.29: the least weighted_cpuload (rq->load.weight), ties to this_cpu. */

@@ -1,6 +1,7 @@
 // Picture of the sched-domain hierarchy: one row per level (SMT at the bottom), a box per
 // distinct domain span, and inside it the domain's groups. CPUs are laid out so that every
 // span is contiguous (SMT siblings numbered 0 and 4 sit side by side).
+import { cpulist } from "../kernel/topology";
 import { baseLayout, colorOf, type CommonPlotOptions, type Figure, type PlotTrace } from "./types";
 
 /**
@@ -30,18 +31,7 @@ export function domainPictureFromTree(tree: DomainTreeLike): DomainPicture {
   return out;
 }
 
-const rangeText = (cpus: readonly number[]) => {
-  // "0-3,8-11": the kernel's cpulist format.
-  const s = [...cpus].sort((a, b) => a - b);
-  const parts: string[] = [];
-  for (let i = 0; i < s.length; ) {
-    let j = i;
-    while (j + 1 < s.length && s[j + 1] === s[j] + 1) j++;
-    parts.push(j > i ? `${s[i]}-${s[j]}` : `${s[i]}`);
-    i = j + 1;
-  }
-  return parts.join(",");
-};
+const rangeText = cpulist; // the kernel's cpulist format: "0-3,8-11"
 
 /** Draw the sched-domain tree. */
 export function domainTree(picture: DomainPicture, opts: CommonPlotOptions = {}): Figure {
