@@ -81,25 +81,3 @@ export function ledgerTotals(rows: readonly LedgerRow[]): LedgerTotals {
 
 export const bandText = (b?: [number, number]) => (b ? `[${fmtNum(b[0])}, ${fmtNum(b[1])}]` : "-");
 export const inBandText = (v: boolean | null) => (v === null ? "-" : v ? "yes" : "NO");
-
-/** The ledger as a fixed-width text table (what `schedlab reproduce` prints). */
-export function formatLedger(experiments: readonly ReportExperiment[]): string {
-  const rows = ledgerRows(experiments);
-  const head = ["experiment", "metric", "variant", "published", "simulated", "±ci95", "ratio", "band", "in band"];
-  const body = rows.map((r) => [
-    r.experiment,
-    r.unit ? `${r.metric} (${r.unit})` : r.metric,
-    r.variant,
-    r.published === null ? "-" : fmtNum(r.published),
-    fmtNum(r.simulated),
-    fmtNum(r.ci95),
-    r.ratio === null ? "-" : r.ratio.toFixed(3),
-    bandText(r.band),
-    inBandText(r.inBand),
-  ]);
-  const numeric = new Set([3, 4, 5, 6]);
-  const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
-  const fmt = (cells: string[]) => cells.map((c, i) => (numeric.has(i) ? c.padStart(w[i]) : c.padEnd(w[i]))).join("  ").trimEnd();
-  const t = ledgerTotals(rows);
-  return [fmt(head), fmt(w.map((n) => "-".repeat(n))), ...body.map(fmt), "", `${t.inBand}/${t.judged} judged rows in band${t.outOfBand ? `, ${t.outOfBand} out of band` : ""}`].join("\n");
-}
