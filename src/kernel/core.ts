@@ -13,7 +13,6 @@ import type { Era, Features, Tunables } from "./features";
 import { Hooks } from "./hooks";
 import { exitLatencyNs, isPolling, recordIdle, selectIdleState } from "./idle";
 import type { Policy } from "./prio";
-import { isRtPolicy } from "./prio";
 import { RtClass } from "./rt";
 import { Rq } from "./rq";
 import type { DomainTree } from "./sched_domain";
@@ -265,27 +264,6 @@ export class Kernel {
     this.checkPreemptCurr(dst, p);
   }
 
-  /** __sched_setscheduler / set_user_nice: requeue with the new class, prio and weight. */
-  changeScheduling(p: Task, policy: Policy, nice: number, rtPriority: number): void {
-    const rq = this.rqs[p.cpu];
-    const oldClass = p.schedClass;
-    const oldPrio = p.prio;
-    const queued = p.onRq !== 0;
-    const running = rq.curr === p;
-    if (queued) {
-      if (running) this.putPrevTask(rq, p);
-      this.dequeueTask(rq, p, 0);
-    }
-    p.setScheduling(policy, nice, isRtPolicy(policy) ? rtPriority : 0);
-    if (queued) {
-      this.enqueueTask(rq, p, 0);
-      // A running task is back in its class's queue; schedule() picks again right away.
-      if (running) this.reschedCurr(rq);
-      else this.checkPreemptCurr(rq, p);
-      if (oldClass === "rt" || p.schedClass === "rt") this.rt.prioChanged(rq, p, oldClass, oldPrio);
-    }
-  }
-
   // ---------------------------------------------------------------- resched and IPIs
 
   /** resched_curr: set need_resched; a remote CPU needs an IPI unless its idle loop polls. */
@@ -330,7 +308,8 @@ export class Kernel {
     return this.fair.pickNextTask(rq);
   }
 
-  private putPrevTask(rq: Rq, prev: Task): void {
+  /** put_prev_task of prev's class. */
+  putPrevTask(rq: Rq, prev: Task): void {
     if (prev.schedClass === "fair") this.fair.putPrevTask(rq, prev);
     else if (prev.schedClass === "rt") this.rt.putPrevTask(rq, prev);
     else {

@@ -8,6 +8,7 @@ import type { Task } from "./task";
 import { TASK_DEAD, TASK_INTERRUPTIBLE } from "./task";
 import { tryToWakeUp, WF_SYNC } from "./ttwu";
 import { POLICIES } from "./prio";
+import { changeScheduling } from "./setscheduler";
 import { OP_AFFINITY, OP_CALL, OP_EXIT, OP_FORK, OP_NICE, OP_POLICY, OP_RECV, OP_RUN, OP_SEND, OP_SLEEP, OP_WAIT, OP_WAKE, OP_YIELD } from "./ops";
 
 /** Longest run of zero-cost operations before we call the program broken. */
@@ -146,14 +147,14 @@ export function continueTask(k: Kernel, rq: Rq, p: Task): void {
       case OP_NICE: {
         if (!Number.isInteger(op.nice) || op.nice < -20 || op.nice > 19) throw badOp(p, "nice", op.nice, "an integer from -20 to 19");
         p.op = null;
-        k.changeScheduling(p, p.policy, op.nice, p.rtPriority);
+        changeScheduling(k, p, p.policy, op.nice, p.rtPriority);
         p.segOverheadNs += costs.syscallNs;
         return begin(k, rq, p);
       }
       case OP_POLICY: {
         if (!POLICIES.includes(op.policy)) throw badOp(p, "policy", op.policy, POLICIES.join(" | "));
         p.op = null;
-        k.changeScheduling(p, op.policy, p.nice, op.rtPriority);
+        changeScheduling(k, p, op.policy, p.nice, op.rtPriority);
         p.segOverheadNs += costs.syscallNs;
         return begin(k, rq, p);
       }
