@@ -6,7 +6,9 @@ import { ERAS, isEra } from "./kernel/features";
 import { hookDescription, hookNames } from "./kernel/hooks";
 import { buildSchedDomains, describeDomains } from "./kernel/topology";
 import { defaultGroupCapacity } from "./kernel/topology";
-import { reproduction, reproductionIds, runReproduction, type Reproduction } from "./reproduce/registry";
+import { reproduction, reproductionIds, type Reproduction } from "./reproduce/registry";
+import { runReproductionParallel } from "./reproduce/parallel";
+import type { Results } from "./experiment/results";
 import { formatLedger, ledgerEntry, newLedger, type LedgerExperiment } from "./reproduce/ledger";
 import { writeReport } from "./reproduce/report";
 import { VERSION } from "./version";
@@ -24,6 +26,7 @@ usage:
       --report DIR        write DIR/index.html (default for a plain 'schedlab reproduce': report/)
       --no-report         do not write a report
       --save DIR          also write each experiment's full results as DIR/<id>.json
+      --jobs N            run iterations on N worker threads (default 1; results are identical)
   schedlab list                           the experiments that can be reproduced
   schedlab presets                        machine presets
   schedlab domains PRESET [--era E] [--offline CPU,CPU]
@@ -79,11 +82,12 @@ function progress(done: number, total: number, text: string): void {
 }
 
 async function reproduceCmd(argv: string[]): Promise<number> {
-  const { positional, flags } = parseArgs(argv, ["iterations", "duration", "seed", "report", "save"], ["json", "quick", "no-report"]);
+  const { positional, flags } = parseArgs(argv, ["iterations", "duration", "seed", "report", "save", "jobs"], ["json", "quick", "no-report"]);
   const ids = positional.length ? positional : reproductionIds();
   const repros: Reproduction[] = ids.map((id) => reproduction(id));
   const iterations = positiveNumber("iterations", flags.get("iterations"), true);
   const duration = positiveNumber("duration", flags.get("duration"), false);
+  const jobs = positiveNumber("jobs", flags.get("jobs"), true) ?? 1;
   const seedFlag = flags.get("seed");
   const seed = seedFlag === undefined ? "1" : String(seedFlag);
   const json = flags.has("json");
@@ -93,12 +97,13 @@ async function reproduceCmd(argv: string[]): Promise<number> {
   if (flags.has("no-report")) reportDir = null;
 
   const experiments: LedgerExperiment[] = [];
-  const runs: Array<{ repro: Reproduction; res: ReturnType<typeof runReproduction> }> = [];
+  const runs: Array<{ repro: Reproduction; res: Results }> = [];
   for (const r of repros) {
     const base = flags.has("quick") ? r.quick : r.full;
     const profile = { ...base, iterations: iterations ?? base.iterations, duration: duration ?? base.duration };
     const t0 = Date.now();
-    const res = runReproduction(r, profile, {
+    const res = await runReproductionParallel(r, profile, {
+      workers: jobs,
       seed,
       onProgress: (done, total, last) =>
         progress(done, total, `[${r.id}] ${done}/${total} runs (variant ${last.variant}, iteration ${last.iteration}), ${((Date.now() - t0) / 1000).toFixed(1)} s`),

@@ -29,6 +29,12 @@ export interface RunOptions {
   checkEvery?: number;
 }
 
+/** One (variant, iteration) of an experiment. */
+export interface IterationJob {
+  variant: string;
+  iteration: number;
+}
+
 type MachineSource = { kind: "preset"; name: string } | { kind: "machine"; machine: Machine } | { kind: "builder"; builder: MachineBuilder };
 
 export class Experiment {
@@ -160,33 +166,49 @@ export class Experiment {
     };
   }
 
-  /** Runs every variant x iteration in this thread. */
-  runSync(opts: RunOptions = {}): Results {
+  /** Every (variant, iteration) this experiment runs, in the order runSync runs them. */
+  jobs(opts: RunOptions = {}): IterationJob[] {
+    const out: IterationJob[] = [];
+    const n = this.iterations(opts);
+    for (let i = 0; i < n; i++) for (const [variant] of this.variantList()) out.push({ variant, iteration: i });
+    return out;
+  }
+
+  /** Runs one (variant, iteration): the unit runSync and the parallel runner share. */
+  runJob(opts: RunOptions, job: IterationJob): IterationResult {
     const spec = this.spec(opts);
-    const wl = this.requireWorkload();
     const machine = this.machine();
     const online = machine.online.map((on, i) => on && !this.offlineCpus.includes(i));
-    const out: IterationResult[] = [];
-    const variants = this.variantList();
-    const total = variants.length * spec.iterations;
-    for (let i = 0; i < spec.iterations; i++) {
-      for (const [name, ps] of variants) {
-        const { result } = runIteration({
-          machine, online, era: this.eraName, patches: [...this.patches, ...ps], workload: wl,
-          variant: name, iteration: i, seed: iterationSeed(spec.seed, i),
-          durationNs: spec.durationNs, warmupNs: spec.warmupNs, trace: !!opts.trace,
-          checkEveryNs: opts.checkEvery ? Math.round(opts.checkEvery * 1e9) : 0,
-          tunables: this.tunableOverrides, hotplug: this.hotplugEvents,
-        });
-        out.push(result);
-        opts.onProgress?.(out.length, total, result);
-      }
-    }
-    // Order by variant then iteration, independent of the interleaving above.
-    const order = new Map(variants.map(([n], i) => [n, i]));
-    out.sort((a, b) => order.get(a.variant)! - order.get(b.variant)! || a.iteration - b.iteration);
-    const data: ResultsData = { schedlab: VERSION, spec, iterations: out };
+    const ps = this.variantList().find(([n]) => n === job.variant);
+    if (!ps) throw new Error(`unknown variant "${job.variant}" (variants: ${this.variantList().map(([n]) => n).join(", ")})`);
+    return runIteration({
+      machine, online, era: this.eraName, patches: [...this.patches, ...ps[1]], workload: this.requireWorkload(),
+      variant: job.variant, iteration: job.iteration, seed: iterationSeed(spec.seed, job.iteration),
+      durationNs: spec.durationNs, warmupNs: spec.warmupNs, trace: !!opts.trace,
+      checkEveryNs: opts.checkEvery ? Math.round(opts.checkEvery * 1e9) : 0,
+      tunables: this.tunableOverrides, hotplug: this.hotplugEvents,
+    }).result;
+  }
+
+  /** Results from iteration results in any order (sorted by variant, then iteration). */
+  assemble(opts: RunOptions, results: IterationResult[]): Results {
+    const order = new Map(this.variantList().map(([n], i) => [n, i]));
+    const out = [...results].sort((a, b) => order.get(a.variant)! - order.get(b.variant)! || a.iteration - b.iteration);
+    const data: ResultsData = { schedlab: VERSION, spec: this.spec(opts), iterations: out };
     return new Results(data);
+  }
+
+  /** Runs every variant x iteration in this thread. */
+  runSync(opts: RunOptions = {}): Results {
+    this.spec(opts); // validates the options before any run
+    const jobs = this.jobs(opts);
+    const out: IterationResult[] = [];
+    for (const job of jobs) {
+      const result = this.runJob(opts, job);
+      out.push(result);
+      opts.onProgress?.(out.length, jobs.length, result);
+    }
+    return this.assemble(opts, out);
   }
 
   async run(opts: RunOptions = {}): Promise<Results> {
