@@ -490,7 +490,6 @@ export class Kernel {
       case EV_RUN_DONE: {
         const rq = this.rqs[a];
         if (b !== rq.runGen || !rq.curr) return this.stale();
-        rq.runEventPending = false;
         this.thisCpu = a;
         const p = rq.curr;
         stopSegment(this, rq, p);

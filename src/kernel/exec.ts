@@ -18,18 +18,13 @@ export function startSegment(k: Kernel, rq: Rq, p: Task): void {
   p.segStartedAt = k.now;
   rq.runGen++;
   const t = p.segOverheadNs + p.segWorkNs / k.speed(rq.cpu);
-  if (t === Infinity) {
-    rq.runEventPending = false;
-    return;
-  }
-  rq.runEventPending = true;
+  if (t === Infinity) return; // runs until preempted: no completion event
   k.eq.push(k.now + Math.max(1, Math.ceil(t)), EV_RUN_DONE, rq.cpu, rq.runGen);
 }
 
 /** Accounts the progress of the running segment up to now and cancels its completion event. */
 export function stopSegment(k: Kernel, rq: Rq, p: Task): void {
   rq.runGen++;
-  rq.runEventPending = false;
   const elapsed = k.now - p.segStartedAt;
   p.segStartedAt = k.now;
   if (elapsed <= 0) return;

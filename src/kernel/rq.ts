@@ -50,7 +50,6 @@ export class Rq {
   needResched = false;
   /** Guards the pending run-segment completion event. */
   runGen = 0;
-  runEventPending = false;
   /** Time of the pending tick event (-1: none). */
   tickEventAt = -1;
   tickRunning = false;
@@ -84,9 +83,7 @@ export class Rq {
   /** Time spent offline (boot-offline CPUs: the whole run). */
   offlineNs = 0;
   offlineSince = 0;
-  busyNs = 0;
   idleNs = 0;
-  lastAccount = 0;
   contextSwitches = 0;
   ipisReceived = 0;
   /** Rq lock modelled as the time it becomes free. */
