@@ -32,6 +32,11 @@ if (distIsFresh()) {
   cli = require(path.join(root, "src", "cli.ts"));
 }
 cli.main(process.argv.slice(2)).then(
-  (code) => { process.exitCode = code; },
-  (err) => { console.error(`schedlab: ${err && err.message ? err.message : err}`); process.exitCode = 2; },
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    console.error(`schedlab: ${err && err.message ? err.message : err}`);
+    process.exitCode = 2;
+  },
 );

@@ -35,7 +35,14 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { out: path.join(ROOT, "report", "notebooks"), build: true, setupOnly: false, timeoutSec: 600, checkRender: false, notebooks: [] };
+  const o: Options = {
+    out: path.join(ROOT, "report", "notebooks"),
+    build: true,
+    setupOnly: false,
+    timeoutSec: 600,
+    checkRender: false,
+    notebooks: [],
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--out") o.out = path.resolve(argv[++i]);
@@ -44,7 +51,15 @@ function parseArgs(argv: string[]): Options {
     else if (a === "--timeout") o.timeoutSec = Number(argv[++i]);
     else if (a === "--check-render") o.checkRender = true;
     else if (a === "-h" || a === "--help") {
-      console.log(fs.readFileSync(__filename, "utf8").split("\n").slice(0, 20).filter((l) => l.startsWith("//")).map((l) => l.slice(3)).join("\n"));
+      console.log(
+        fs
+          .readFileSync(__filename, "utf8")
+          .split("\n")
+          .slice(0, 20)
+          .filter((l) => l.startsWith("//"))
+          .map((l) => l.slice(3))
+          .join("\n"),
+      );
       process.exit(0);
     } else if (a.startsWith("-")) throw new Error(`unknown option ${a}`);
     else o.notebooks.push(path.resolve(a));
@@ -61,10 +76,15 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env) 
 /** Jupyter must exist; never skipped, so CI cannot pass without running the notebooks. */
 function checkJupyter(): void {
   if (!fs.existsSync(JUPYTER)) {
-    throw new Failure(`${JUPYTER} not found: the notebooks need Debian's Jupyter. Install it with:\n  ${APT_HINT}`);
+    throw new Failure(
+      `${JUPYTER} not found: the notebooks need Debian's Jupyter. Install it with:\n  ${APT_HINT}`,
+    );
   }
   const r = run(JUPYTER, ["nbconvert", "--version"]);
-  if (r.status !== 0) throw new Failure(`${JUPYTER} nbconvert does not run (${(r.stderr || "").trim().split("\n").pop()}). Install it with:\n  ${APT_HINT}`);
+  if (r.status !== 0)
+    throw new Failure(
+      `${JUPYTER} nbconvert does not run (${(r.stderr || "").trim().split("\n").pop()}). Install it with:\n  ${APT_HINT}`,
+    );
 }
 
 /** Compile src/ to dist/ from scratch, so no stale module from a deleted source survives. */
@@ -77,8 +97,11 @@ export function build(): void {
   // npm run typecheck's job, so only warn; the notebooks then show whether the code runs.
   if (r.status === 2 && fs.existsSync(path.join(ROOT, "dist"))) {
     const lines = out.split("\n");
-    console.warn(`warning: tsc -p tsconfig.build.json reported type errors (dist/ emitted anyway):\n  ${lines.slice(0, 10).join("\n  ")}${lines.length > 10 ? `\n  ... ${lines.length - 10} more` : ""}`);
-  } else if (r.status !== 0) throw new Failure(`build of src/ to dist/ failed (tsc -p tsconfig.build.json):\n${out}`);
+    console.warn(
+      `warning: tsc -p tsconfig.build.json reported type errors (dist/ emitted anyway):\n  ${lines.slice(0, 10).join("\n  ")}${lines.length > 10 ? `\n  ... ${lines.length - 10} more` : ""}`,
+    );
+  } else if (r.status !== 0)
+    throw new Failure(`build of src/ to dist/ failed (tsc -p tsconfig.build.json):\n${out}`);
 }
 
 /** node_modules/schedlab -> .. (relative, so the link survives moving the checkout). */
@@ -90,7 +113,10 @@ export function linkPackage(): void {
   } catch {
     st = null;
   }
-  if (st && !st.isSymbolicLink()) throw new Failure(`${link} exists and is not a symlink; remove it so notebooks import this checkout`);
+  if (st && !st.isSymbolicLink())
+    throw new Failure(
+      `${link} exists and is not a symlink; remove it so notebooks import this checkout`,
+    );
   if (st && fs.readlinkSync(link) === "..") return;
   if (st) fs.unlinkSync(link);
   fs.mkdirSync(path.dirname(link), { recursive: true });
@@ -101,7 +127,8 @@ export function linkPackage(): void {
 export function writeKernelspec(): string {
   const dir = path.join(ROOT, "jupyter");
   const tslab = path.join(ROOT, "node_modules", "tslab", "bin", "tslab");
-  if (!fs.existsSync(tslab)) throw new Failure(`${tslab} not found: run npm ci (tslab is a devDependency)`);
+  if (!fs.existsSync(tslab))
+    throw new Failure(`${tslab} not found: run npm ci (tslab is a devDependency)`);
   fs.mkdirSync(path.join(dir, "kernels", "tslab"), { recursive: true });
   // Generated per machine (absolute paths): keep it out of git without touching .gitignore.
   fs.writeFileSync(path.join(dir, ".gitignore"), "*\n");
@@ -110,7 +137,10 @@ export function writeKernelspec(): string {
     display_name: "TypeScript (tslab)",
     language: "typescript",
   };
-  fs.writeFileSync(path.join(dir, "kernels", "tslab", "kernel.json"), JSON.stringify(spec, null, 2) + "\n");
+  fs.writeFileSync(
+    path.join(dir, "kernels", "tslab", "kernel.json"),
+    JSON.stringify(spec, null, 2) + "\n",
+  );
   return dir;
 }
 
@@ -135,10 +165,17 @@ export interface NbCell {
   cell_type: string;
   source: string | string[];
   metadata?: { tags?: string[]; schedlab?: { status?: string } };
-  outputs?: Array<{ output_type: string; name?: string; text?: string | string[]; ename?: string; evalue?: string; traceback?: string[] }>;
+  outputs?: Array<{
+    output_type: string;
+    name?: string;
+    text?: string | string[];
+    ename?: string;
+    evalue?: string;
+    traceback?: string[];
+  }>;
 }
 
-const joinText = (t: string | string[] | undefined) => (Array.isArray(t) ? t.join("") : t ?? "");
+const joinText = (t: string | string[] | undefined) => (Array.isArray(t) ? t.join("") : (t ?? ""));
 const stripAnsi = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, "");
 
 /** The failures recorded in an executed notebook, as printable text. */
@@ -153,22 +190,38 @@ export function cellFailures(nb: { cells: NbCell[] }): string[] {
     if (status === "ok" || (status === "error" && allowed)) continue;
     const src = joinText(cell.source).trimEnd();
     if (status === undefined || status === "unknown") {
-      out.push(`cell ${i} (code cell ${codeIndex}) has no execution record: the run stopped before it`);
+      out.push(
+        `cell ${i} (code cell ${codeIndex}) has no execution record: the run stopped before it`,
+      );
       break;
     }
     if (status === "abort" || status === "aborted") {
-      out.push(`cell ${i} (code cell ${codeIndex}) was aborted by the kernel after an earlier error`);
+      out.push(
+        `cell ${i} (code cell ${codeIndex}) was aborted by the kernel after an earlier error`,
+      );
       continue;
     }
     const errText = (cell.outputs ?? [])
-      .map((o) => (o.output_type === "error" ? `${o.ename}: ${o.evalue}\n${(o.traceback ?? []).join("\n")}` : o.output_type === "stream" && o.name === "stderr" ? joinText(o.text) : ""))
+      .map((o) =>
+        o.output_type === "error"
+          ? `${o.ename}: ${o.evalue}\n${(o.traceback ?? []).join("\n")}`
+          : o.output_type === "stream" && o.name === "stderr"
+            ? joinText(o.text)
+            : "",
+      )
       .filter(Boolean)
       .join("");
     out.push(
       `cell ${i} (code cell ${codeIndex}) failed (status ${status}):\n` +
-        src.split("\n").map((l) => `    | ${l}`).join("\n") +
+        src
+          .split("\n")
+          .map((l) => `    | ${l}`)
+          .join("\n") +
         `\n  error:\n` +
-        (stripAnsi(errText).trimEnd() || "(the kernel printed no error text)").split("\n").map((l) => `    ${l}`).join("\n"),
+        (stripAnsi(errText).trimEnd() || "(the kernel printed no error text)")
+          .split("\n")
+          .map((l) => `    ${l}`)
+          .join("\n"),
     );
   }
   return out;
@@ -177,16 +230,36 @@ export function cellFailures(nb: { cells: NbCell[] }): string[] {
 function listNotebooks(): string[] {
   const dir = path.join(ROOT, "notebooks");
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir).filter((f) => f.endsWith(".ipynb")).sort().map((f) => path.join(dir, f));
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith(".ipynb"))
+    .sort()
+    .map((f) => path.join(dir, f));
 }
 
-function executeNotebook(nb: string, o: Options, env: NodeJS.ProcessEnv, config: string): { failures: string[]; html: string } {
+function executeNotebook(
+  nb: string,
+  o: Options,
+  env: NodeJS.ProcessEnv,
+  config: string,
+): { failures: string[]; html: string } {
   const name = path.basename(nb, ".ipynb");
   const base = ["nbconvert", "--log-level=WARN", "--output-dir", o.out, "--output", name];
-  const exec = run(JUPYTER, [
-    ...base, "--to", "notebook", "--execute", "--allow-errors", `--config=${config}`,
-    "--ExecutePreprocessor.kernel_name=tslab", `--ExecutePreprocessor.timeout=${o.timeoutSec}`, nb,
-  ], env);
+  const exec = run(
+    JUPYTER,
+    [
+      ...base,
+      "--to",
+      "notebook",
+      "--execute",
+      "--allow-errors",
+      `--config=${config}`,
+      "--ExecutePreprocessor.kernel_name=tslab",
+      `--ExecutePreprocessor.timeout=${o.timeoutSec}`,
+      nb,
+    ],
+    env,
+  );
   const executed = path.join(o.out, `${name}.ipynb`);
   if (exec.status !== 0 || !fs.existsSync(executed)) {
     const tail = (exec.stderr || exec.stdout || "").trim().split("\n").slice(-25).join("\n");
@@ -195,19 +268,24 @@ function executeNotebook(nb: string, o: Options, env: NodeJS.ProcessEnv, config:
   const failures = cellFailures(JSON.parse(fs.readFileSync(executed, "utf8")));
   // The HTML is written even for a failing notebook: it shows where it broke.
   const html = run(JUPYTER, [...base, "--to", "html", executed], env);
-  if (html.status !== 0) failures.push(`nbconvert --to html exited ${html.status}:\n${(html.stderr || "").trim().split("\n").slice(-15).join("\n")}`);
+  if (html.status !== 0)
+    failures.push(
+      `nbconvert --to html exited ${html.status}:\n${(html.stderr || "").trim().split("\n").slice(-15).join("\n")}`,
+    );
   return { failures, html: path.join(o.out, `${name}.html`) };
 }
 
 function checkRender(htmlFile: string): string[] {
   // The same headless check the report test uses.
   // eslint-disable-next-line @typescript-eslint/no-var-requires
-  const { chromiumUnavailable, renderHtml, figuresInDom } = require("../test/report/chromium") as typeof import("../test/report/chromium");
+  const { chromiumUnavailable, renderHtml, figuresInDom } =
+    require("../test/report/chromium") as typeof import("../test/report/chromium");
   const skip = chromiumUnavailable();
   if (skip) return [`--check-render: ${skip}`];
   const r = renderHtml(fs.readFileSync(htmlFile, "utf8"));
   const problems = (r.pageErrors ?? ["error capture did not run"]).map((e) => `page error: ${e}`);
-  for (const f of figuresInDom(r.dom)) if (!(f.drawn && f.drawn > 0 && f.hasPlot)) problems.push(`figure ${f.id} did not draw`);
+  for (const f of figuresInDom(r.dom))
+    if (!(f.drawn && f.drawn > 0 && f.hasPlot)) problems.push(`figure ${f.id} did not draw`);
   return problems;
 }
 
@@ -242,7 +320,9 @@ export function main(argv: string[]): number {
       const secs = ((Date.now() - t0) / 1000).toFixed(1);
       if (failures.length) {
         failed++;
-        console.error(`FAIL ${rel} (${secs}s)\n${failures.map((f) => "  " + f.replace(/\n/g, "\n  ")).join("\n")}`);
+        console.error(
+          `FAIL ${rel} (${secs}s)\n${failures.map((f) => "  " + f.replace(/\n/g, "\n  ")).join("\n")}`,
+        );
       } else console.log(`ok   ${rel} (${secs}s) -> ${path.relative(ROOT, html)}`);
     }
     fs.rmSync(tmp, { recursive: true, force: true });

@@ -23,8 +23,12 @@ if (files.length === 0) {
   console.error(`no test files matched ${filters.join(" ") || "test/**/*.test.ts"}`);
   process.exit(1);
 }
-const r = spawnSync(process.execPath, ["--test", "--test-concurrency=2", "--import", "tsx", ...files], {
-  stdio: "inherit",
-  cwd: root,
-});
+const r = spawnSync(
+  process.execPath,
+  ["--test", "--test-concurrency=2", "--import", "tsx", ...files],
+  {
+    stdio: "inherit",
+    cwd: root,
+  },
+);
 process.exit(r.status === null ? 1 : r.status);

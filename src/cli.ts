@@ -66,11 +66,17 @@ function parseArgs(argv: string[], valued: string[], boolean: string[]): Parsed 
   return { positional, flags };
 }
 
-function positiveNumber(flag: string, v: string | true | undefined, integer: boolean): number | undefined {
+function positiveNumber(
+  flag: string,
+  v: string | true | undefined,
+  integer: boolean,
+): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
   if (v === true || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-    throw new Error(`--${flag} must be a positive ${integer ? "integer" : "number"} (got ${v === true ? "nothing" : v})`);
+    throw new Error(
+      `--${flag} must be a positive ${integer ? "integer" : "number"} (got ${v === true ? "nothing" : v})`,
+    );
   }
   return n;
 }
@@ -78,11 +84,16 @@ function positiveNumber(flag: string, v: string | true | undefined, integer: boo
 /** One progress line, rewritten in place on a terminal; in a log, about every tenth run. */
 function progress(done: number, total: number, text: string): void {
   if (process.stderr.isTTY) process.stderr.write(`\r\x1b[K${text}`);
-  else if (done === total || done % Math.max(1, Math.ceil(total / 10)) === 0) process.stderr.write(`${text}\n`);
+  else if (done === total || done % Math.max(1, Math.ceil(total / 10)) === 0)
+    process.stderr.write(`${text}\n`);
 }
 
 async function reproduceCmd(argv: string[]): Promise<number> {
-  const { positional, flags } = parseArgs(argv, ["iterations", "duration", "seed", "report", "save", "jobs"], ["json", "quick", "no-report"]);
+  const { positional, flags } = parseArgs(
+    argv,
+    ["iterations", "duration", "seed", "report", "save", "jobs"],
+    ["json", "quick", "no-report"],
+  );
   const ids = positional.length ? positional : reproductionIds();
   const repros: Reproduction[] = ids.map((id) => reproduction(id));
   const iterations = positiveNumber("iterations", flags.get("iterations"), true);
@@ -100,13 +111,21 @@ async function reproduceCmd(argv: string[]): Promise<number> {
   const runs: Array<{ repro: Reproduction; res: Results }> = [];
   for (const r of repros) {
     const base = flags.has("quick") ? r.quick : r.full;
-    const profile = { ...base, iterations: iterations ?? base.iterations, duration: duration ?? base.duration };
+    const profile = {
+      ...base,
+      iterations: iterations ?? base.iterations,
+      duration: duration ?? base.duration,
+    };
     const t0 = Date.now();
     const res = await runReproductionParallel(r, profile, {
       workers: jobs,
       seed,
       onProgress: (done, total, last) =>
-        progress(done, total, `[${r.id}] ${done}/${total} runs (variant ${last.variant}, iteration ${last.iteration}), ${((Date.now() - t0) / 1000).toFixed(1)} s`),
+        progress(
+          done,
+          total,
+          `[${r.id}] ${done}/${total} runs (variant ${last.variant}, iteration ${last.iteration}), ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+        ),
     });
     if (process.stderr.isTTY) process.stderr.write("\n");
     experiments.push(ledgerEntry(r, res));
@@ -129,7 +148,8 @@ async function reproduceCmd(argv: string[]): Promise<number> {
 
 function domainsCmd(argv: string[]): number {
   const { positional, flags } = parseArgs(argv, ["era", "offline"], []);
-  if (positional.length !== 1) throw new Error(`domains: give one preset (accepted: ${presetNames().join(", ")})`);
+  if (positional.length !== 1)
+    throw new Error(`domains: give one preset (accepted: ${presetNames().join(", ")})`);
   const m = preset(positional[0]);
   const era = (flags.get("era") as string | undefined) ?? "6.19";
   if (!isEra(era)) throw new Error(`--era must be one of ${ERAS.join(", ")} (got ${era})`);
@@ -138,11 +158,16 @@ function domainsCmd(argv: string[]): number {
   if (typeof off === "string") {
     for (const s of off.split(",")) {
       const c = Number(s);
-      if (!Number.isInteger(c) || c < 1 || c >= m.cpus.length) throw new Error(`--offline: cpu must be an integer from 1 to ${m.cpus.length - 1} (got ${s})`);
+      if (!Number.isInteger(c) || c < 1 || c >= m.cpus.length)
+        throw new Error(
+          `--offline: cpu must be an integer from 1 to ${m.cpus.length - 1} (got ${s})`,
+        );
       online[c] = false;
     }
   }
-  process.stdout.write(describeDomains(buildSchedDomains(m, online, era, defaultGroupCapacity(era))) + "\n");
+  process.stdout.write(
+    describeDomains(buildSchedDomains(m, online, era, defaultGroupCapacity(era))) + "\n",
+  );
   return 0;
 }
 
@@ -167,7 +192,8 @@ export async function main(argv: string[]): Promise<number> {
       }
       return 0;
     case "presets":
-      for (const name of presetNames()) process.stdout.write(`${name.padEnd(14)} ${preset(name).description}\n`);
+      for (const name of presetNames())
+        process.stdout.write(`${name.padEnd(14)} ${preset(name).description}\n`);
       return 0;
     case "domains":
       return domainsCmd(rest);
@@ -175,7 +201,9 @@ export async function main(argv: string[]): Promise<number> {
       for (const h of hookNames()) process.stdout.write(`${h.padEnd(32)} ${hookDescription(h)}\n`);
       return 0;
     default:
-      throw new Error(`unknown command "${cmd}" (accepted: reproduce, list, presets, domains, hooks, --help, --version)`);
+      throw new Error(
+        `unknown command "${cmd}" (accepted: reproduce, list, presets, domains, hooks, --help, --version)`,
+      );
   }
 }
 

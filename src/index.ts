@@ -14,7 +14,14 @@ import "./reproduce/seed002";
 
 export { topology, Experiment, type RunOptions } from "./experiment/experiment";
 export { Results } from "./experiment/results";
-export type { ResultsData, IterationResult, TaskStats, CpuStats, SchedCounters, ExperimentSpec } from "./experiment/types";
+export type {
+  ResultsData,
+  IterationResult,
+  TaskStats,
+  CpuStats,
+  SchedCounters,
+  ExperimentSpec,
+} from "./experiment/types";
 export type { TraceRecord, MigrationReason } from "./kernel/trace";
 export { runIteration, buildKernel, type IterationSpec } from "./experiment/run";
 export { patch, Patch, applyPatches, type PatchSource } from "./patch/patch";
@@ -26,12 +33,41 @@ export type { Machine, CpuInfo, CostModel, ShareLevel, IdleState } from "./machi
 export { buildSchedDomains, describeDomains, defaultGroupCapacity } from "./kernel/topology";
 export type { SchedDomain, SchedGroup, DomainTree } from "./kernel/sched_domain";
 export { Kernel, type SpawnSpec } from "./kernel/core";
-export { run, sleep, send, recv, wait, wake, yieldCpu, setNice, setPolicy, setAffinity, call, exit, Op, type Program, type TaskApi } from "./kernel/ops";
+export {
+  run,
+  sleep,
+  send,
+  recv,
+  wait,
+  wake,
+  yieldCpu,
+  setNice,
+  setPolicy,
+  setAffinity,
+  call,
+  exit,
+  Op,
+  type Program,
+  type TaskApi,
+} from "./kernel/ops";
 export { Channel } from "./kernel/channel";
 export { SCHED_PRIO_TO_WEIGHT, niceToWeight } from "./kernel/prio";
 export type { Workload, WorkloadContext, WorkloadRun } from "./workload/workload";
-export { reproduction, reproductionIds, runReproduction, publishedFor, type Reproduction } from "./reproduce/registry";
-export { formatLedger, ledgerEntry, newLedger, type Ledger, type LedgerRow, type LedgerExperiment } from "./reproduce/ledger";
+export {
+  reproduction,
+  reproductionIds,
+  runReproduction,
+  publishedFor,
+  type Reproduction,
+} from "./reproduce/registry";
+export {
+  formatLedger,
+  ledgerEntry,
+  newLedger,
+  type Ledger,
+  type LedgerRow,
+  type LedgerExperiment,
+} from "./reproduce/ledger";
 export { WF_SYNC, WF_FORK, WF_TTWU, WF_MIGRATED, WF_ON_CPU, WF_EXEC } from "./kernel/ttwu";
 export * as analysis from "./analysis/index";
 export * as plot from "./plot/index";

@@ -4,7 +4,8 @@ import { spawnSync } from "child_process";
 import * as path from "path";
 
 const BIN = path.join(__dirname, "..", "bin", "schedlab.js");
-const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8" });
+const cli = (...args: string[]) =>
+  spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8" });
 
 test("schedlab --help lists the commands", () => {
   const r = cli("--help");
@@ -22,9 +23,13 @@ test("schedlab reproduce demo --json prints the ledger as one JSON object", () =
   assert.equal(e.id, "demo");
   for (const key of ["title", "machine", "rows"]) assert.ok(key in e, key);
   for (const row of e.rows) {
-    for (const key of ["metric", "variant", "published", "simulated", "iterations"]) assert.ok(key in row, key);
+    for (const key of ["metric", "variant", "published", "simulated", "iterations"])
+      assert.ok(key in row, key);
     assert.equal(row.iterations.length, 2);
-    assert.ok(Math.abs(row.simulated - row.iterations.reduce((a: number, b: number) => a + b, 0) / 2) < 1e-12);
+    assert.ok(
+      Math.abs(row.simulated - row.iterations.reduce((a: number, b: number) => a + b, 0) / 2) <
+        1e-12,
+    );
   }
 });
 

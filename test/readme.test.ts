@@ -11,10 +11,15 @@ test("README's ten-line example runs as written", async () => {
   const code = block[1]
     .replace(/^import \{([^}]*)\} from "schedlab";$/m, "const {$1} = lib;")
     .replace(/console\.log\(/g, "out.push(");
-  assert.ok(code.split("\n").filter((l) => l.trim() && !l.trim().startsWith("//")).length <= 12, "the example stays short");
+  assert.ok(
+    code.split("\n").filter((l) => l.trim() && !l.trim().startsWith("//")).length <= 12,
+    "the example stays short",
+  );
   const out: string[] = [];
   const ts = await import("typescript");
-  const js = ts.transpileModule(`(async () => {\n${code}\n})()`, { compilerOptions: { target: ts.ScriptTarget.ES2022 } }).outputText;
+  const js = ts.transpileModule(`(async () => {\n${code}\n})()`, {
+    compilerOptions: { target: ts.ScriptTarget.ES2022 },
+  }).outputText;
   // eslint-disable-next-line @typescript-eslint/no-implied-eval
   await new Function("lib", "out", `return ${js.trim().replace(/;$/, "")};`)(lib, out);
   assert.equal(out.length, 2);

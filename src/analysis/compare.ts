@@ -35,17 +35,28 @@ export interface CompareRow {
 }
 
 /** Compare one metric across the variants of a run. See metricValue for metric names. */
-export function compareTable(data: ResultsData, metric: string, opts: CompareOptions = {}): CompareRow[] {
+export function compareTable(
+  data: ResultsData,
+  metric: string,
+  opts: CompareOptions = {},
+): CompareRow[] {
   const variants = opts.variants ?? variantNames(data);
   if (variants.length === 0) throw new Error("compareTable: the results hold no iterations");
   return compareValues(metric, valuesByVariant(data, metric, variants), opts);
 }
 
 /** The same table from values already grouped by variant (for figures not in ResultsData). */
-export function compareValues(metric: string, groups: readonly VariantValues[], opts: CompareOptions = {}): CompareRow[] {
+export function compareValues(
+  metric: string,
+  groups: readonly VariantValues[],
+  opts: CompareOptions = {},
+): CompareRow[] {
   const baseName = opts.baseline ?? groups[0]?.variant;
   const base = groups.find((g) => g.variant === baseName);
-  if (!base) throw new Error(`compareTable: baseline "${baseName}" is not among ${groups.map((g) => g.variant).join(", ")}`);
+  if (!base)
+    throw new Error(
+      `compareTable: baseline "${baseName}" is not among ${groups.map((g) => g.variant).join(", ")}`,
+    );
   const alpha = opts.alpha ?? 0.05;
   const level = opts.confidence ?? 0.95;
   const baseMean = mean(base.values);
@@ -106,9 +117,15 @@ export function formatCompareTable(rows: readonly CompareRow[]): string {
     [`p-value ${metric}`, cells((r) => fmtP(r.pValue))],
     [`n       ${metric}`, cells((r) => String(r.n))],
   ];
-  const colW = rows.map((r, i) => Math.max(r.variant.length, ...lines.map(([, c]) => c[i].length)) + 2);
+  const colW = rows.map(
+    (r, i) => Math.max(r.variant.length, ...lines.map(([, c]) => c[i].length)) + 2,
+  );
   const head = "".padEnd(labelW) + rows.map((r, i) => r.variant.padStart(colW[i])).join("");
-  const body = lines.map(([label, c]) => label.padEnd(labelW) + c.map((s, i) => s.padStart(colW[i])).join(""));
-  const sig = rows.some((r) => r.significant) ? ["* significant at the chosen alpha (Welch two-sided t-test vs baseline)"] : [];
+  const body = lines.map(
+    ([label, c]) => label.padEnd(labelW) + c.map((s, i) => s.padStart(colW[i])).join(""),
+  );
+  const sig = rows.some((r) => r.significant)
+    ? ["* significant at the chosen alpha (Welch two-sided t-test vs baseline)"]
+    : [];
   return [head, ...body, ...sig].join("\n");
 }

@@ -21,11 +21,15 @@ export function toRows(data: ResultsData, opts: RowOptions = {}): FrameRow[] {
   const order = new Map(variantNames(data).map((v, i) => [v, i]));
   const its = data.iterations
     .slice()
-    .sort((a, b) => (order.get(a.variant) ?? 0) - (order.get(b.variant) ?? 0) || a.iteration - b.iteration);
+    .sort(
+      (a, b) =>
+        (order.get(a.variant) ?? 0) - (order.get(b.variant) ?? 0) || a.iteration - b.iteration,
+    );
   const rows = its.map((it) => rowOf(it, opts.counters !== false));
   const columns: string[] = [];
   const seen = new Set<string>();
-  for (const r of rows) for (const k of Object.keys(r)) if (!seen.has(k)) (seen.add(k), columns.push(k));
+  for (const r of rows)
+    for (const k of Object.keys(r)) if (!seen.has(k)) seen.add(k), columns.push(k);
   // Same key order in every row: danfo takes its columns from the first row.
   return rows.map((r) => {
     const out: FrameRow = {};

@@ -28,7 +28,8 @@ function lookupPath(it: IterationResult, metric: string): number | undefined {
   const parts = metric.split(".");
   if (parts[0] === "sched") parts.shift();
   if (parts.length === 0) return undefined;
-  if (parts.length === 1 && (parts[0] === "durationNs" || parts[0] === "events")) return it[parts[0]];
+  if (parts.length === 1 && (parts[0] === "durationNs" || parts[0] === "events"))
+    return it[parts[0]];
   if (parts[0] === "tasks" || parts[0] === "cpus") {
     const list: ReadonlyArray<object> = parts[0] === "tasks" ? it.tasks : it.cpus;
     let total = 0;
@@ -76,7 +77,9 @@ export function variantNames(data: ResultsData): string[] {
 
 /** Iterations of one variant, sorted by iteration index. */
 export function iterationsOf(data: ResultsData, variant: string): IterationResult[] {
-  return data.iterations.filter((it) => it.variant === variant).sort((a, b) => a.iteration - b.iteration);
+  return data.iterations
+    .filter((it) => it.variant === variant)
+    .sort((a, b) => a.iteration - b.iteration);
 }
 
 /** A variant's values of one metric, one per iteration. */
@@ -85,7 +88,11 @@ export interface VariantValues {
   values: number[];
 }
 
-export function valuesByVariant(data: ResultsData, metric: string, variants?: readonly string[]): VariantValues[] {
+export function valuesByVariant(
+  data: ResultsData,
+  metric: string,
+  variants?: readonly string[],
+): VariantValues[] {
   return (variants ?? variantNames(data)).map((variant) => ({
     variant,
     values: iterationsOf(data, variant).map((it) => metricValue(it, metric)),
@@ -93,12 +100,19 @@ export function valuesByVariant(data: ResultsData, metric: string, variants?: re
 }
 
 /** A variant's pooled samples of one series (e.g. latency samples) over all its iterations. */
-export function seriesByVariant(data: ResultsData, series: string, variants?: readonly string[]): VariantValues[] {
+export function seriesByVariant(
+  data: ResultsData,
+  series: string,
+  variants?: readonly string[],
+): VariantValues[] {
   return (variants ?? variantNames(data)).map((variant) => {
     const values: number[] = [];
     for (const it of iterationsOf(data, variant)) {
       const s = it.series?.[series];
-      if (!s) throw new Error(`no series "${series}" in ${variant}#${it.iteration}; series: ${Object.keys(it.series ?? {}).join(", ") || "(none)"}`);
+      if (!s)
+        throw new Error(
+          `no series "${series}" in ${variant}#${it.iteration}; series: ${Object.keys(it.series ?? {}).join(", ") || "(none)"}`,
+        );
       for (const x of s) values.push(x);
     }
     return { variant, values };

@@ -148,7 +148,8 @@ function betaContinuedFraction(a: number, b: number, x: number): number {
 export function incompleteBeta(x: number, a: number, b: number): number {
   if (x <= 0) return 0;
   if (x >= 1) return 1;
-  const lnFront = logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(1 - x);
+  const lnFront =
+    logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(1 - x);
   // The continued fraction converges fast for x < (a+1)/(a+b+2); use the symmetry otherwise.
   if (x < (a + 1) / (a + b + 2)) return (Math.exp(lnFront) * betaContinuedFraction(a, b, x)) / a;
   return 1 - (Math.exp(lnFront) * betaContinuedFraction(b, a, 1 - x)) / b;
@@ -201,7 +202,8 @@ export interface ConfidenceInterval {
 export function confidenceInterval(xs: readonly number[], level = 0.95): ConfidenceInterval {
   const m = mean(xs);
   const n = xs.length;
-  const halfWidth = n < 2 ? NaN : studentTQuantile(1 - (1 - level) / 2, n - 1) * (sampleStddev(xs) / Math.sqrt(n));
+  const halfWidth =
+    n < 2 ? NaN : studentTQuantile(1 - (1 - level) / 2, n - 1) * (sampleStddev(xs) / Math.sqrt(n));
   return { mean: m, halfWidth, low: m - halfWidth, high: m + halfWidth, level };
 }
 
@@ -228,7 +230,9 @@ export function welchTTest(a: readonly number[], b: readonly number[]): WelchRes
   const se2 = va + vb;
   if (se2 === 0) {
     // Both samples constant: identical means are indistinguishable, different ones certain.
-    return diff === 0 ? { t: 0, df: na + nb - 2, p: 1 } : { t: diff > 0 ? Infinity : -Infinity, df: na + nb - 2, p: 0 };
+    return diff === 0
+      ? { t: 0, df: na + nb - 2, p: 1 }
+      : { t: diff > 0 ? Infinity : -Infinity, df: na + nb - 2, p: 0 };
   }
   const t = diff / Math.sqrt(se2);
   const df = (se2 * se2) / ((va * va) / (na - 1) + (vb * vb) / (nb - 1));

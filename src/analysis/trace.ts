@@ -12,7 +12,10 @@ export interface RunSegment {
 
 /** Records in time order; stable, so same-time records keep the kernel's emission order. */
 export function byTime(records: readonly TraceRecord[]): TraceRecord[] {
-  return records.map((r, i) => [r, i] as const).sort((a, b) => a[0].t - b[0].t || a[1] - b[1]).map(([r]) => r);
+  return records
+    .map((r, i) => [r, i] as const)
+    .sort((a, b) => a[0].t - b[0].t || a[1] - b[1])
+    .map(([r]) => r);
 }
 
 /**
@@ -20,7 +23,10 @@ export function byTime(records: readonly TraceRecord[]): TraceRecord[] {
  * switch's prev task from `start` (default the first record's time), the last one ends at `end`
  * (default the last record's time). The idle task (pid 0) is left out.
  */
-export function cpuSegments(records: readonly TraceRecord[], opts: { start?: number; end?: number } = {}): RunSegment[] {
+export function cpuSegments(
+  records: readonly TraceRecord[],
+  opts: { start?: number; end?: number } = {},
+): RunSegment[] {
   const recs = byTime(records);
   if (recs.length === 0) return [];
   const t0 = opts.start ?? recs[0].t;
@@ -58,7 +64,10 @@ export interface RunqueueSteps {
  * sleeping task's migration at wakeup moves nothing: the wakeup that follows enqueues it).
  * Tasks first seen running are taken as runnable on that CPU. The idle task is not counted.
  */
-export function runqueueSteps(records: readonly TraceRecord[], cpus?: readonly number[]): RunqueueSteps[] {
+export function runqueueSteps(
+  records: readonly TraceRecord[],
+  cpus?: readonly number[],
+): RunqueueSteps[] {
   const recs = byTime(records);
   const where = new Map<number, number>(); // pid -> cpu while runnable
   const count = new Map<number, number>();
@@ -73,8 +82,9 @@ export function runqueueSteps(records: readonly TraceRecord[], cpus?: readonly n
     const s = steps.get(cpu)!;
     const n = count.get(cpu)!;
     const last = s.t.length - 1;
-    if (last >= 0 && s.t[last] === t) s.n[last] = n; // several changes at one instant: keep the final
-    else if (last < 0 || s.n[last] !== n) (s.t.push(t), s.n.push(n));
+    if (last >= 0 && s.t[last] === t)
+      s.n[last] = n; // several changes at one instant: keep the final
+    else if (last < 0 || s.n[last] !== n) s.t.push(t), s.n.push(n);
   };
   const setRunnable = (pid: number, cpu: number, t: number) => {
     if (pid === 0) return;
@@ -112,7 +122,9 @@ export function runqueueSteps(records: readonly TraceRecord[], cpus?: readonly n
     }
   }
   const wanted = cpus ? new Set(cpus) : null;
-  return [...steps.values()].filter((s) => !wanted || wanted.has(s.cpu)).sort((a, b) => a.cpu - b.cpu);
+  return [...steps.values()]
+    .filter((s) => !wanted || wanted.has(s.cpu))
+    .sort((a, b) => a.cpu - b.cpu);
 }
 
 /** Time-weighted mean of a step function over [start, end). */

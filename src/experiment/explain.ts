@@ -4,7 +4,12 @@ import type { IterationResult } from "./types";
 function fmtRec(rec: Record<string, number>, perSec: number): string {
   const keys = Object.keys(rec);
   if (keys.length === 0) return "  (none)";
-  return keys.map((k) => `  ${k.padEnd(28)} ${String(rec[k]).padStart(10)}  ${(rec[k] * perSec).toFixed(1).padStart(10)}/s`).join("\n");
+  return keys
+    .map(
+      (k) =>
+        `  ${k.padEnd(28)} ${String(rec[k]).padStart(10)}  ${(rec[k] * perSec).toFixed(1).padStart(10)}/s`,
+    )
+    .join("\n");
 }
 
 export function explainIteration(it: IterationResult): string {
@@ -12,15 +17,21 @@ export function explainIteration(it: IterationResult): string {
   const perSec = secs > 0 ? 1 / secs : 0;
   const s = it.sched;
   const lines: string[] = [];
-  lines.push(`variant ${it.variant}, iteration ${it.iteration}, seed ${it.seed}, ${secs} s simulated, ${it.events} events`);
-  lines.push(`context switches: ${s.contextSwitches} (${(s.contextSwitches * perSec).toFixed(0)}/s)`);
+  lines.push(
+    `variant ${it.variant}, iteration ${it.iteration}, seed ${it.seed}, ${secs} s simulated, ${it.events} events`,
+  );
+  lines.push(
+    `context switches: ${s.contextSwitches} (${(s.contextSwitches * perSec).toFixed(0)}/s)`,
+  );
   lines.push("migrations by reason:", fmtRec(s.migrations, perSec));
   lines.push("load balance by level:");
   const levels = Object.keys(s.balance);
   if (levels.length === 0) lines.push("  (none)");
   for (const l of levels) {
     const b = s.balance[l];
-    lines.push(`  ${l.padEnd(28)} passes ${b.passes}, balanced ${b.balanced}, failed ${b.failed}, moved ${b.tasksMoved}, active ${b.activeBalances}`);
+    lines.push(
+      `  ${l.padEnd(28)} passes ${b.passes}, balanced ${b.balanced}, failed ${b.failed}, moved ${b.tasksMoved}, active ${b.activeBalances}`,
+    );
   }
   lines.push("wakeups by path:", fmtRec(s.wakePath, perSec));
   lines.push("wakeups by placement:", fmtRec(s.wakePlacement, perSec));
@@ -28,14 +39,20 @@ export function explainIteration(it: IterationResult): string {
   lines.push("rq locks:");
   const locks = Object.keys(s.rqLock);
   if (locks.length === 0) lines.push("  (none)");
-  for (const l of locks) lines.push(`  ${l.padEnd(28)} ${s.rqLock[l].acquisitions} acquisitions, ${(s.rqLock[l].waitNs / 1e3).toFixed(1)} us waiting`);
+  for (const l of locks)
+    lines.push(
+      `  ${l.padEnd(28)} ${s.rqLock[l].acquisitions} acquisitions, ${(s.rqLock[l].waitNs / 1e3).toFixed(1)} us waiting`,
+    );
   if (Object.keys(s.other).length) lines.push("other:", fmtRec(s.other, perSec));
   lines.push("per CPU (busy %, switches):");
   lines.push(
     "  " +
       it.cpus
         .filter((c) => c.online)
-        .map((c) => `cpu${c.cpu} ${((100 * c.busyNs) / it.durationNs).toFixed(0)}% ${c.contextSwitches}`)
+        .map(
+          (c) =>
+            `cpu${c.cpu} ${((100 * c.busyNs) / it.durationNs).toFixed(0)}% ${c.contextSwitches}`,
+        )
         .join(" | "),
   );
   return lines.join("\n");

@@ -1,9 +1,26 @@
 // res.plot: the figure builders of src/plot bound to one run's data.
 import type { ResultsData } from "./types";
 import type { Figure } from "../plot/types";
-import { box, strip, violin, barCi, type BoxOptions, type DistributionOptions } from "../plot/distribution";
-import { percentileCurve, cdf, type PercentileCurveOptions, type CdfOptions } from "../plot/latency";
-import { cpuTimeline, runqueueLength, type TimelineOptions, type RunqueueOptions } from "../plot/timeline";
+import {
+  box,
+  strip,
+  violin,
+  barCi,
+  type BoxOptions,
+  type DistributionOptions,
+} from "../plot/distribution";
+import {
+  percentileCurve,
+  cdf,
+  type PercentileCurveOptions,
+  type CdfOptions,
+} from "../plot/latency";
+import {
+  cpuTimeline,
+  runqueueLength,
+  type TimelineOptions,
+  type RunqueueOptions,
+} from "../plot/timeline";
 
 export interface ResultPlots {
   box(metric: string, opts?: BoxOptions): Figure;

@@ -1,7 +1,12 @@
 // Results of a run: the plain data plus the ways to look at it (compare, frame, plot, explain,
 // trace). Analysis and plotting live in their own layers; this class only binds them to the data.
 import type { ResultsData, IterationResult } from "./types";
-import { compareTable, formatCompareTable, type CompareOptions, type CompareRow } from "../analysis/compare";
+import {
+  compareTable,
+  formatCompareTable,
+  type CompareOptions,
+  type CompareRow,
+} from "../analysis/compare";
 import { metricValue, variantNames } from "../analysis/metric";
 import { toFrame, toRows, type FrameRow } from "../analysis/frame";
 import { mean } from "../analysis/stats";
@@ -23,7 +28,9 @@ export class Results {
   iteration(variant: string, i: number): IterationResult {
     const it = this.data.iterations.find((x) => x.variant === variant && x.iteration === i);
     if (!it) {
-      throw new Error(`no iteration ${i} of variant "${variant}" (variants: ${this.variants.join(", ")}; iterations 0..${this.data.spec.iterations - 1})`);
+      throw new Error(
+        `no iteration ${i} of variant "${variant}" (variants: ${this.variants.join(", ")}; iterations 0..${this.data.spec.iterations - 1})`,
+      );
     }
     return it;
   }
@@ -31,7 +38,8 @@ export class Results {
   /** One value per iteration of a variant: a workload metric or a counter path like "sched.contextSwitches". */
   values(metric: string, variant: string): number[] {
     const its = this.data.iterations.filter((x) => x.variant === variant);
-    if (its.length === 0) throw new Error(`unknown variant "${variant}" (variants: ${this.variants.join(", ")})`);
+    if (its.length === 0)
+      throw new Error(`unknown variant "${variant}" (variants: ${this.variants.join(", ")})`);
     return its.map((it) => metricValue(it, metric));
   }
 

@@ -42,7 +42,12 @@ export interface HotplugEvent {
   online: boolean;
 }
 
-export function buildKernel(spec: Pick<IterationSpec, "machine" | "online" | "era" | "patches" | "seed" | "trace" | "tunables">): Kernel {
+export function buildKernel(
+  spec: Pick<
+    IterationSpec,
+    "machine" | "online" | "era" | "patches" | "seed" | "trace" | "tunables"
+  >,
+): Kernel {
   const { tunables, features, replacements } = applyPatches(spec.era, spec.patches);
   Object.assign(tunables, spec.tunables ?? {});
   return new Kernel({
@@ -63,7 +68,8 @@ export function runIteration(spec: IterationSpec): { result: IterationResult; ke
   const end = spec.durationNs;
   const ctx = makeContext(k, spec.warmupNs, end);
   const wl = spec.workload.setup(ctx);
-  for (const h of spec.hotplug ?? []) k.at(h.atNs, () => (h.online ? cpuUp(k, h.cpu) : cpuDown(k, h.cpu)));
+  for (const h of spec.hotplug ?? [])
+    k.at(h.atNs, () => (h.online ? cpuUp(k, h.cpu) : cpuDown(k, h.cpu)));
   const step = spec.checkEveryNs ?? 0;
   if (step > 0) {
     for (let t = step; t < end; t += step) {
@@ -111,7 +117,9 @@ function taskStats(k: Kernel) {
     nice: p.nice,
     rtPriority: p.rtPriority,
     runtimeNs: p.se.sumExecRuntime,
-    waitNs: p.stats.waitNs + (p.state !== TASK_DEAD && p.onRq && !p.onCpu ? k.now - p.lastStateChange : 0),
+    waitNs:
+      p.stats.waitNs +
+      (p.state !== TASK_DEAD && p.onRq && !p.onCpu ? k.now - p.lastStateChange : 0),
     sleepNs: p.stats.sleepNs,
     switches: p.stats.nvcsw + p.stats.nivcsw,
     voluntarySwitches: p.stats.nvcsw,

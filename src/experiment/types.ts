@@ -9,10 +9,10 @@ export interface TaskStats {
   policy: "normal" | "fifo" | "rr" | "batch" | "idle";
   nice: number;
   rtPriority: number;
-  runtimeNs: number;       // sum_exec_runtime
-  waitNs: number;          // runnable but not running
+  runtimeNs: number; // sum_exec_runtime
+  waitNs: number; // runnable but not running
   sleepNs: number;
-  switches: number;        // nvcsw + nivcsw
+  switches: number; // nvcsw + nivcsw
   voluntarySwitches: number;
   involuntarySwitches: number;
   migrations: number;

@@ -28,8 +28,13 @@ export class Channel {
    *   yet, so pipes simply never fill in our workloads) or socket receive buffer (datagrams that
    *   do not fit are dropped, as UDP does).
    */
-  constructor(readonly name: string, readonly kind: ChannelKind, readonly capacityBytes: number) {
-    if (!(capacityBytes > 0)) throw new Error(`channel ${name}: capacityBytes must be > 0 (got ${capacityBytes})`);
+  constructor(
+    readonly name: string,
+    readonly kind: ChannelKind,
+    readonly capacityBytes: number,
+  ) {
+    if (!(capacityBytes > 0))
+      throw new Error(`channel ${name}: capacityBytes must be > 0 (got ${capacityBytes})`);
   }
 
   get length(): number {

@@ -8,7 +8,14 @@ import { RandomSource } from "../sim/random";
 import type { SchedCounters } from "../experiment/types";
 import { CacheModel } from "./cache";
 import { bump, newCounters } from "./counters";
-import { CFS_POLICY, cfsTiming, DEQUEUE_SLEEP, ENQUEUE_INITIAL, FairClass, type CfsTiming } from "./fair";
+import {
+  CFS_POLICY,
+  cfsTiming,
+  DEQUEUE_SLEEP,
+  ENQUEUE_INITIAL,
+  FairClass,
+  type CfsTiming,
+} from "./fair";
 import type { Era, Features, Tunables } from "./features";
 import { Hooks } from "./hooks";
 import { exitLatencyNs, isPolling, recordIdle, selectIdleState } from "./idle";
@@ -133,7 +140,12 @@ export class Kernel {
 
   buildDomains(): DomainTree {
     const online = this.rqs.map((rq) => rq.online);
-    return buildSchedDomains(this.machine, online, this.era, this.hooks.get("topology.group_capacity"));
+    return buildSchedDomains(
+      this.machine,
+      online,
+      this.era,
+      this.hooks.get("topology.group_capacity"),
+    );
   }
 
   onlineCount(): number {
@@ -240,14 +252,22 @@ export class Kernel {
   setTaskCpu(p: Task, cpu: number, reason: MigrationReason): void {
     const from = p.cpu;
     if (from === cpu) return;
-    if (p.schedClass === "fair") this.fair.migrateTaskRq(p, this.rqs[from], this.rqs[cpu], p.onRq === TASK_ON_RQ_MIGRATING);
+    if (p.schedClass === "fair")
+      this.fair.migrateTaskRq(p, this.rqs[from], this.rqs[cpu], p.onRq === TASK_ON_RQ_MIGRATING);
     p.cpu = cpu;
     p.stats.migrations++;
     bump(this.counters.migrations, reason);
     if (this.trace) {
       this.trace.push({
-        type: "sched_migrate_task", t: this.now, cpu: this.thisCpu < 0 ? from : this.thisCpu,
-        comm: p.comm, pid: p.pid, prio: p.prio, origCpu: from, destCpu: cpu, reason,
+        type: "sched_migrate_task",
+        t: this.now,
+        cpu: this.thisCpu < 0 ? from : this.thisCpu,
+        comm: p.comm,
+        pid: p.pid,
+        prio: p.prio,
+        origCpu: from,
+        destCpu: cpu,
+        reason,
       });
     }
   }
@@ -279,7 +299,12 @@ export class Kernel {
     if (isPolling(this.idleStates, rq)) {
       // set_nr_if_polling: the idle loop sees the flag; no interrupt is sent.
       bump(this.counters.ipis, `${kind}_avoided_polling`);
-      this.eq.push(this.now + exitLatencyNs(this.idleStates, rq), kind === "resched" ? EV_RESCHED_IPI : EV_WAKE_ARRIVE, rq.cpu, 0);
+      this.eq.push(
+        this.now + exitLatencyNs(this.idleStates, rq),
+        kind === "resched" ? EV_RESCHED_IPI : EV_WAKE_ARRIVE,
+        rq.cpu,
+        0,
+      );
       return;
     }
     if (kind === "resched" && rq.reschedIpiPending) return;
@@ -370,10 +395,22 @@ export class Kernel {
     rq.curr = next;
     if (this.trace) {
       this.trace.push({
-        type: "sched_switch", t: now, cpu: rq.cpu,
-        prevComm: prev ? prev.comm : `swapper/${rq.cpu}`, prevPid: prev ? prev.pid : 0, prevPrio: prev ? prev.prio : 120,
-        prevState: !prev ? "R" : prev.state === TASK_DEAD ? "X" : prev.state === TASK_RUNNING ? "R" : "S",
-        nextComm: next ? next.comm : `swapper/${rq.cpu}`, nextPid: next ? next.pid : 0, nextPrio: next ? next.prio : 120,
+        type: "sched_switch",
+        t: now,
+        cpu: rq.cpu,
+        prevComm: prev ? prev.comm : `swapper/${rq.cpu}`,
+        prevPid: prev ? prev.pid : 0,
+        prevPrio: prev ? prev.prio : 120,
+        prevState: !prev
+          ? "R"
+          : prev.state === TASK_DEAD
+            ? "X"
+            : prev.state === TASK_RUNNING
+              ? "R"
+              : "S",
+        nextComm: next ? next.comm : `swapper/${rq.cpu}`,
+        nextPid: next ? next.pid : 0,
+        nextPrio: next ? next.prio : 120,
       });
     }
     if (next) {

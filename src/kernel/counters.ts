@@ -28,7 +28,10 @@ export function balanceStats(c: SchedCounters, key: string): BalanceLevelStats {
   return s;
 }
 
-export function rqLockStat(c: SchedCounters, path: string): { acquisitions: number; waitNs: number } {
+export function rqLockStat(
+  c: SchedCounters,
+  path: string,
+): { acquisitions: number; waitNs: number } {
   let s = c.rqLock[path];
   if (!s) {
     s = { acquisitions: 0, waitNs: 0 };

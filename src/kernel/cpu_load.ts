@@ -96,7 +96,12 @@ export function cpuLoadUpdatePeriodic(st: CpuLoadState, load: number, jiffies: n
 }
 
 /** cpu_load_update_active: called from scheduler_tick with weighted_cpuload(rq). */
-export function cpuLoadUpdateActive(st: CpuLoadState, load: number, jiffies: number, tickStopped: boolean): void {
+export function cpuLoadUpdateActive(
+  st: CpuLoadState,
+  load: number,
+  jiffies: number,
+  tickStopped: boolean,
+): void {
   if (tickStopped) cpuLoadUpdateNohz(st, jiffies, load);
   else cpuLoadUpdatePeriodic(st, load, jiffies);
 }
@@ -113,7 +118,11 @@ export function cpuLoadUpdateNohzStart(st: CpuLoadState, weightedLoad: number): 
 }
 
 /** cpu_load_update_nohz_stop: account the tickless period at tick restart. */
-export function cpuLoadUpdateNohzStop(st: CpuLoadState, weightedLoad: number, jiffies: number): void {
+export function cpuLoadUpdateNohzStop(
+  st: CpuLoadState,
+  weightedLoad: number,
+  jiffies: number,
+): void {
   if (jiffies === st.lastLoadUpdateTick) return;
   cpuLoadUpdateNohz(st, jiffies, weightedLoad);
 }
@@ -134,14 +143,24 @@ export function weightedCpuload(rq: CpuLoadView, era: Era): number {
 }
 
 /** source_load: a low guess for a migration source (min with cpu_load[type-1]). */
-export function sourceLoad(rq: CpuLoadView, type: number, era: Era, features: Pick<Features, "LB_BIAS">): number {
+export function sourceLoad(
+  rq: CpuLoadView,
+  type: number,
+  era: Era,
+  features: Pick<Features, "LB_BIAS">,
+): number {
   const total = weightedCpuload(rq, era);
   if (type === 0 || !features.LB_BIAS) return total;
   return Math.min(rq.cpuLoad[type - 1], total);
 }
 
 /** target_load: a high guess for a migration target (max with cpu_load[type-1]). */
-export function targetLoad(rq: CpuLoadView, type: number, era: Era, features: Pick<Features, "LB_BIAS">): number {
+export function targetLoad(
+  rq: CpuLoadView,
+  type: number,
+  era: Era,
+  features: Pick<Features, "LB_BIAS">,
+): number {
   const total = weightedCpuload(rq, era);
   if (type === 0 || !features.LB_BIAS) return total;
   return Math.max(rq.cpuLoad[type - 1], total);

@@ -70,7 +70,10 @@ export class CpuPri {
   readonly vecCount: Int32Array;
   readonly vecMask: Uint8Array[];
 
-  constructor(readonly numbering: CpupriNumbering, readonly nrCpus: number) {
+  constructor(
+    readonly numbering: CpupriNumbering,
+    readonly nrCpus: number,
+  ) {
     this.nrPriorities = cpupriNrPriorities(numbering);
     this.cpuToPri = new Int32Array(nrCpus).fill(CPUPRI_INVALID);
     this.vecCount = new Int32Array(this.nrPriorities);
@@ -80,7 +83,8 @@ export class CpuPri {
   /** cpupri_set(cp, cpu, newpri): refile `cpu` under the level of priority `prio`. */
   set(cpu: number, prio: number): void {
     const newpri = convertPrio(this.numbering, prio);
-    if (newpri >= this.nrPriorities) throw new Error(`cpupri_set: prio ${prio} maps outside the ${this.nrPriorities} levels`);
+    if (newpri >= this.nrPriorities)
+      throw new Error(`cpupri_set: prio ${prio} maps outside the ${this.nrPriorities} levels`);
     const oldpri = this.cpuToPri[cpu];
     if (newpri === oldpri) return;
     // Add to the new level before leaving the old one, so a concurrent find never misses it.

@@ -9,7 +9,21 @@ import { TASK_DEAD, TASK_INTERRUPTIBLE } from "./task";
 import { tryToWakeUp, WF_SYNC } from "./ttwu";
 import { POLICIES } from "./prio";
 import { changeScheduling } from "./setscheduler";
-import { OP_AFFINITY, OP_CALL, OP_EXIT, OP_FORK, OP_NICE, OP_POLICY, OP_RECV, OP_RUN, OP_SEND, OP_SLEEP, OP_WAIT, OP_WAKE, OP_YIELD } from "./ops";
+import {
+  OP_AFFINITY,
+  OP_CALL,
+  OP_EXIT,
+  OP_FORK,
+  OP_NICE,
+  OP_POLICY,
+  OP_RECV,
+  OP_RUN,
+  OP_SEND,
+  OP_SLEEP,
+  OP_WAIT,
+  OP_WAKE,
+  OP_YIELD,
+} from "./ops";
 
 /** Longest run of zero-cost operations before we call the program broken. */
 const MAX_INSTANT_OPS = 100_000;
@@ -80,7 +94,8 @@ export function continueTask(k: Kernel, rq: Rq, p: Task): void {
         return begin(k, rq, p);
       }
       case OP_SLEEP: {
-        if (!(op.ns >= 0) || op.ns === Infinity) throw badOp(p, "sleep.ns", op.ns, "a finite duration >= 0 ns");
+        if (!(op.ns >= 0) || op.ns === Infinity)
+          throw badOp(p, "sleep.ns", op.ns, "a finite duration >= 0 ns");
         p.op = null;
         k.armTimer(p, k.now + Math.round(costs.syscallNs + op.ns));
         block(k, rq, p);
@@ -140,14 +155,16 @@ export function continueTask(k: Kernel, rq: Rq, p: Task): void {
         return begin(k, rq, p);
       }
       case OP_NICE: {
-        if (!Number.isInteger(op.nice) || op.nice < -20 || op.nice > 19) throw badOp(p, "nice", op.nice, "an integer from -20 to 19");
+        if (!Number.isInteger(op.nice) || op.nice < -20 || op.nice > 19)
+          throw badOp(p, "nice", op.nice, "an integer from -20 to 19");
         p.op = null;
         changeScheduling(k, p, p.policy, op.nice, p.rtPriority);
         p.segOverheadNs += costs.syscallNs;
         return begin(k, rq, p);
       }
       case OP_POLICY: {
-        if (!POLICIES.includes(op.policy)) throw badOp(p, "policy", op.policy, POLICIES.join(" | "));
+        if (!POLICIES.includes(op.policy))
+          throw badOp(p, "policy", op.policy, POLICIES.join(" | "));
         p.op = null;
         changeScheduling(k, p, op.policy, p.nice, op.rtPriority);
         p.segOverheadNs += costs.syscallNs;
@@ -156,7 +173,8 @@ export function continueTask(k: Kernel, rq: Rq, p: Task): void {
       case OP_AFFINITY: {
         p.op = null;
         p.setAffinity(op.cpus!);
-        if (!op.cpus!.some((c) => k.rqs[c].online)) throw badOp(p, "affinity", op.cpus!.join(","), "a list containing an online CPU");
+        if (!op.cpus!.some((c) => k.rqs[c].online))
+          throw badOp(p, "affinity", op.cpus!.join(","), "a list containing an online CPU");
         if (!p.cpusAllowed[rq.cpu]) rq.needResched = true; // schedule() moves it
         p.segOverheadNs += costs.syscallNs;
         return begin(k, rq, p);
@@ -169,7 +187,14 @@ export function continueTask(k: Kernel, rq: Rq, p: Task): void {
       case OP_FORK: {
         p.op = null;
         const c = op.child!;
-        const child = k.spawn({ comm: c.comm, role: c.role, program: c.program, nice: c.nice, cpus: c.cpus, workingSetBytes: c.workingSetBytes });
+        const child = k.spawn({
+          comm: c.comm,
+          role: c.role,
+          program: c.program,
+          nice: c.nice,
+          cpus: c.cpus,
+          workingSetBytes: c.workingSetBytes,
+        });
         p.opResult = child.pid;
         p.segOverheadNs += costs.syscallNs;
         return begin(k, rq, p);
@@ -179,10 +204,17 @@ export function continueTask(k: Kernel, rq: Rq, p: Task): void {
         taskExit(k, rq, p);
         return;
       default:
-        throw badOp(p, "op", op.op, "run | sleep | send | recv | wait | wake | yield | nice | policy | affinity | call | exit");
+        throw badOp(
+          p,
+          "op",
+          op.op,
+          "run | sleep | send | recv | wait | wake | yield | nice | policy | affinity | call | exit",
+        );
     }
   }
-  throw new Error(`task ${p.comm}/${p.pid}: ${MAX_INSTANT_OPS} zero-cost operations in a row (a program loop that never runs, sleeps or blocks)`);
+  throw new Error(
+    `task ${p.comm}/${p.pid}: ${MAX_INSTANT_OPS} zero-cost operations in a row (a program loop that never runs, sleeps or blocks)`,
+  );
 }
 
 /** Folds kernel work charged so far into the segment and starts it. */

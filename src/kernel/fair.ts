@@ -5,7 +5,13 @@ import type { CfsRq, Rq } from "./rq";
 import type { Task } from "./task";
 import { NICE_0_LOAD } from "./prio";
 import { tunableScale } from "./features";
-import { DO_ATTACH, initEntityRunnableAverage, migrateTaskRqFairPelt, updateCfsRqLoadAvg, updateLoadAvg } from "./pelt";
+import {
+  DO_ATTACH,
+  initEntityRunnableAverage,
+  migrateTaskRqFairPelt,
+  updateCfsRqLoadAvg,
+  updateLoadAvg,
+} from "./pelt";
 
 export const ENQUEUE_WAKEUP = 1;
 export const ENQUEUE_MIGRATED = 2;
@@ -170,12 +176,16 @@ export class FairClass {
     const cap = Math.floor((rq.cpuCapacityOrig - cfs.avg.utilAvg) / 2);
     if (cap > 0) {
       if (cfs.avg.utilAvg !== 0) {
-        sa.utilAvg = Math.min(Math.floor((cfs.avg.utilAvg * p.se.weight) / (cfs.avg.loadAvg + 1)), cap);
+        sa.utilAvg = Math.min(
+          Math.floor((cfs.avg.utilAvg * p.se.weight) / (cfs.avg.loadAvg + 1)),
+          cap,
+        );
       } else {
         sa.utilAvg = cap;
       }
     }
-    if (this.k.era !== "4.8" && this.k.era !== "3.19" && this.k.era !== "5.6") sa.runnableAvg = sa.utilAvg;
+    if (this.k.era !== "4.8" && this.k.era !== "3.19" && this.k.era !== "5.6")
+      sa.runnableAvg = sa.utilAvg;
   }
 
   /** A new task's PELT starting point (init_entity_runnable_average). */

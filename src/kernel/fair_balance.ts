@@ -9,7 +9,12 @@ import { SD_BALANCE_NEWIDLE, SD_LOAD_BALANCE, SD_SHARE_PKG_RESOURCES } from "./s
 import { activeLoadBalanceCpuStop, domainSpanning, loadBalance } from "./fair_lb";
 import { createLbEnv, jiffiesAt, maxLoadBalanceInterval, msecsToJiffies } from "./fair_lb_common";
 import type { CpuIdleType, LoadBalanceResult } from "./fair_lb_types";
-import { cpuLoadUpdateActive, cpuLoadUpdateIdle, updateCpuLoad2629, weightedCpuload } from "./cpu_load";
+import {
+  cpuLoadUpdateActive,
+  cpuLoadUpdateIdle,
+  updateCpuLoad2629,
+  weightedCpuload,
+} from "./cpu_load";
 import { balanceStats, bump, rqLockStat } from "./counters";
 import type { MigrationReason } from "./trace";
 import { call, wait } from "./ops";
@@ -45,9 +50,11 @@ export class FairBalancer {
     const k = this.k;
     const jiffies = jiffiesAt(k.now, this.hz);
     if (k.era === "2.6.29") updateCpuLoad2629(rq, rq.cfs.loadWeight);
-    else if (k.era === "3.19" || k.era === "4.8") cpuLoadUpdateActive(rq, weightedCpuload(k.lbRq(rq.cpu), k.era), jiffies, false);
+    else if (k.era === "3.19" || k.era === "4.8")
+      cpuLoadUpdateActive(rq, weightedCpuload(k.lbRq(rq.cpu), k.era), jiffies, false);
     // trigger_load_balance: SCHED_SOFTIRQ when the rq's next_balance is due.
-    if (k.now >= rq.nextBalance) this.rebalanceDomains(rq, rq.isIdle() ? "CPU_IDLE" : "CPU_NOT_IDLE");
+    if (k.now >= rq.nextBalance)
+      this.rebalanceDomains(rq, rq.isIdle() ? "CPU_IDLE" : "CPU_NOT_IDLE");
     this.nohzBalancerKick(rq);
   }
 
@@ -80,7 +87,13 @@ export class FairBalancer {
 
   private interval(sd: SchedDomain, cpuBusy: boolean): number {
     const k = this.k;
-    return k.hooks.get("fair.get_sd_balance_interval")({ sd, cpuBusy, era: k.era, hz: this.hz, maxInterval: this.maxInterval });
+    return k.hooks.get("fair.get_sd_balance_interval")({
+      sd,
+      cpuBusy,
+      era: k.era,
+      hz: this.hz,
+      maxInterval: this.maxInterval,
+    });
   }
 
   // ------------------------------------------------------------------ load_balance
@@ -89,16 +102,30 @@ export class FairBalancer {
   loadBalance(rq: Rq, sd: SchedDomain, idle: CpuIdleType): LoadBalanceResult {
     const k = this.k;
     const env = createLbEnv({
-      era: k.era, features: k.features, tunables: k.tunables, sd, dstCpu: rq.cpu, idle, now: k.now,
-      rq: (c) => k.lbRq(c), sdLlcSize: k.domains.sdLlcSize[rq.cpu],
-      activeCpus: sd.span.filter((c) => k.rqs[c].online), hooks: k.hooks, preemptible: false,
+      era: k.era,
+      features: k.features,
+      tunables: k.tunables,
+      sd,
+      dstCpu: rq.cpu,
+      idle,
+      now: k.now,
+      rq: (c) => k.lbRq(c),
+      sdLlcSize: k.domains.sdLlcSize[rq.cpu],
+      activeCpus: sd.span.filter((c) => k.rqs[c].online),
+      hooks: k.hooks,
+      preemptible: false,
     });
     const res = loadBalance(env);
     const stats = balanceStats(k.counters, `${sd.level}.${idle}`);
     stats.passes++;
     if (res.decision.balanced) stats.balanced++;
     else if (res.outcome.kind === "failed" || res.outcome.kind === "one_pinned") stats.failed++;
-    const reason: MigrationReason = idle === "CPU_NEWLY_IDLE" ? "newidle_balance" : idle === "CPU_IDLE" ? "idle_balance" : "load_balance";
+    const reason: MigrationReason =
+      idle === "CPU_NEWLY_IDLE"
+        ? "newidle_balance"
+        : idle === "CPU_IDLE"
+          ? "idle_balance"
+          : "load_balance";
     if (res.migrations.length > 0) {
       // double_rq_lock / the busiest rq's lock taken from this CPU
       this.lockRemote(rq.cpu, res.migrations[0].srcCpu, "load_balance");
@@ -166,8 +193,16 @@ export class FairBalancer {
     const sd = domainSpanning(k.domains.domains[pushCpu], busiest.cpu);
     if (!sd) return;
     const env = createLbEnv({
-      era: k.era, features: k.features, tunables: k.tunables, sd, dstCpu: pushCpu, idle: "CPU_IDLE", now: k.now,
-      rq: (c) => k.lbRq(c), sdLlcSize: k.domains.sdLlcSize[pushCpu], hooks: k.hooks,
+      era: k.era,
+      features: k.features,
+      tunables: k.tunables,
+      sd,
+      dstCpu: pushCpu,
+      idle: "CPU_IDLE",
+      now: k.now,
+      rq: (c) => k.lbRq(c),
+      sdLlcSize: k.domains.sdLlcSize[pushCpu],
+      hooks: k.hooks,
     });
     const m = activeLoadBalanceCpuStop(env, k.lbRq(busiest.cpu));
     bump(k.counters.other, m ? "active_balance_moved" : "active_balance_nothing");
@@ -215,7 +250,10 @@ export class FairBalancer {
     if (!ilb) return;
     if (k.era !== "2.6.29" && rq.nrRunning < 2) {
       const llc = k.domains.sdLlc[rq.cpu];
-      const busy = llc && llc.flags & SD_SHARE_PKG_RESOURCES ? llc.span.filter((c) => !k.rqs[c].isIdle()).length : 1;
+      const busy =
+        llc && llc.flags & SD_SHARE_PKG_RESOURCES
+          ? llc.span.filter((c) => !k.rqs[c].isIdle()).length
+          : 1;
       if (busy <= 1) return;
     }
     this.ilbPending = true;
@@ -230,7 +268,8 @@ export class FairBalancer {
     let next = Infinity;
     for (const rq of k.rqs) {
       if (!rq.online || !rq.isIdle()) continue;
-      if (k.era === "3.19" || k.era === "4.8") cpuLoadUpdateIdle(rq, rq.cfs.loadWeight, jiffiesAt(k.now, this.hz));
+      if (k.era === "3.19" || k.era === "4.8")
+        cpuLoadUpdateIdle(rq, rq.cfs.loadWeight, jiffiesAt(k.now, this.hz));
       if (k.now >= rq.nextBalance) {
         const prev = k.thisCpu;
         k.thisCpu = ilb.cpu;

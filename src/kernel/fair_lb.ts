@@ -5,20 +5,58 @@
 import { defineHook } from "./hooks";
 import type { SchedDomain } from "./sched_domain";
 import {
-  CalculateImbalanceCtx, FbgResult, FindBusiestGroupCtx, FindBusiestQueueCtx, ImbalanceResult, LBF_ALL_PINNED, LBF_DST_PINNED,
-  LBF_NEED_BREAK, LBF_SOME_PINNED, LbDecision, LbEnv, LbHookSignatures, LbMigration, LbPassOutcome, LbRq, LbTask,
-  LoadBalanceResult, NeedActiveBalanceCtx, SCHED_NR_MIGRATE_BREAK, lbFamily,
+  CalculateImbalanceCtx,
+  FbgResult,
+  FindBusiestGroupCtx,
+  FindBusiestQueueCtx,
+  ImbalanceResult,
+  LBF_ALL_PINNED,
+  LBF_DST_PINNED,
+  LBF_NEED_BREAK,
+  LBF_SOME_PINNED,
+  LbDecision,
+  LbEnv,
+  LbHookSignatures,
+  LbMigration,
+  LbPassOutcome,
+  LbRq,
+  LbTask,
+  LoadBalanceResult,
+  NeedActiveBalanceCtx,
+  SCHED_NR_MIGRATE_BREAK,
+  lbFamily,
 } from "./fair_lb_types";
 import {
-  family, getSdBalanceInterval, lbAccountPass, lbHook, lbNoteFailure, shouldWeBalance, taskAllowedOn,
+  family,
+  getSdBalanceInterval,
+  lbAccountPass,
+  lbHook,
+  lbNoteFailure,
+  shouldWeBalance,
+  taskAllowedOn,
 } from "./fair_lb_common";
-import { canMigrateTask, detachOneTask, detachSource, detachTasks, taskHot } from "./fair_lb_detach";
+import {
+  canMigrateTask,
+  detachOneTask,
+  detachSource,
+  detachTasks,
+  taskHot,
+} from "./fair_lb_detach";
 import { findBusiestGroup2629, findBusiestQueue2629, loadBalance2629 } from "./fair_lb_2629";
 import {
-  calculateImbalance48Hook, findBusiestGroup48, findBusiestQueue48, idleImbalanceSlack, needActiveBalance48,
+  calculateImbalance48Hook,
+  findBusiestGroup48,
+  findBusiestQueue48,
+  idleImbalanceSlack,
+  needActiveBalance48,
 } from "./fair_lb_48";
 import {
-  calculateImbalance56Hook, findBusiestGroup56, findBusiestQueue56, groupClassify56, needActiveBalance56, numaImbalance,
+  calculateImbalance56Hook,
+  findBusiestGroup56,
+  findBusiestQueue56,
+  groupClassify56,
+  needActiveBalance56,
+  numaImbalance,
   voluntaryActiveBalance56,
 } from "./fair_lb_56";
 
@@ -30,9 +68,12 @@ declare module "./hooks" {
 /** find_busiest_group for env.era. */
 export function findBusiestGroup(ctx: FindBusiestGroupCtx): FbgResult {
   switch (family(ctx.env)) {
-    case "2.6": return findBusiestGroup2629(ctx);
-    case "4.x": return findBusiestGroup48(ctx);
-    case "5.x": return findBusiestGroup56(ctx);
+    case "2.6":
+      return findBusiestGroup2629(ctx);
+    case "4.x":
+      return findBusiestGroup48(ctx);
+    case "5.x":
+      return findBusiestGroup56(ctx);
   }
 }
 
@@ -44,18 +85,24 @@ export function calculateImbalance(ctx: CalculateImbalanceCtx): ImbalanceResult 
 /** find_busiest_queue for env.era. */
 export function findBusiestQueue(ctx: FindBusiestQueueCtx): LbRq | null {
   switch (family(ctx.env)) {
-    case "2.6": return findBusiestQueue2629(ctx);
-    case "4.x": return findBusiestQueue48(ctx);
-    case "5.x": return findBusiestQueue56(ctx);
+    case "2.6":
+      return findBusiestQueue2629(ctx);
+    case "4.x":
+      return findBusiestQueue48(ctx);
+    case "5.x":
+      return findBusiestQueue56(ctx);
   }
 }
 
 /** need_active_balance for env.era (2.6.29: nr_balance_failed > cache_nice_tries + 2). */
 export function needActiveBalance(ctx: NeedActiveBalanceCtx): boolean {
   switch (family(ctx.env)) {
-    case "2.6": return ctx.env.sd.nrBalanceFailed > ctx.env.sd.cacheNiceTries + 2;
-    case "4.x": return needActiveBalance48(ctx);
-    case "5.x": return needActiveBalance56(ctx);
+    case "2.6":
+      return ctx.env.sd.nrBalanceFailed > ctx.env.sd.cacheNiceTries + 2;
+    case "4.x":
+      return needActiveBalance48(ctx);
+    case "5.x":
+      return needActiveBalance56(ctx);
   }
 }
 
@@ -74,23 +121,30 @@ export const LB_HOOK_DEFAULTS: { readonly [K in keyof LbHookSignatures]: LbHookS
 };
 
 const HOOK_DESCRIPTIONS: { readonly [K in keyof LbHookSignatures]: string } = {
-  "fair.find_busiest_group": "find_busiest_group: the busiest group of a domain and env->imbalance, or balanced",
-  "fair.calculate_imbalance": "calculate_imbalance: how much (load, util, tasks) to move and as what migration type",
-  "fair.find_busiest_queue": "find_busiest_queue: the runqueue to pull from within the busiest group",
+  "fair.find_busiest_group":
+    "find_busiest_group: the busiest group of a domain and env->imbalance, or balanced",
+  "fair.calculate_imbalance":
+    "calculate_imbalance: how much (load, util, tasks) to move and as what migration type",
+  "fair.find_busiest_queue":
+    "find_busiest_queue: the runqueue to pull from within the busiest group",
   "fair.can_migrate_task": "can_migrate_task: affinity, running and cache-hot refusals",
   "fair.task_hot": "task_hot: buddy and migration_cost cache-hotness",
   "fair.need_active_balance": "need_active_balance: kick the stopper to push the running task",
-  "fair.idle_imbalance_slack": "CPU_IDLE test: balanced if local->idle_cpus <= busiest->idle_cpus + slack (kernel: 1)",
-  "fair.numa_imbalance": "allowed task imbalance between SD_NUMA groups with spare capacity (5.6 seed 003, 5.18 adjust_numa_imbalance)",
+  "fair.idle_imbalance_slack":
+    "CPU_IDLE test: balanced if local->idle_cpus <= busiest->idle_cpus + slack (kernel: 1)",
+  "fair.numa_imbalance":
+    "allowed task imbalance between SD_NUMA groups with spare capacity (5.6 seed 003, 5.18 adjust_numa_imbalance)",
   "fair.group_classify": "group_classify (5.5+): group_type of a sched_group",
-  "fair.get_sd_balance_interval": "get_sd_balance_interval: jiffies between periodic balances of a domain",
+  "fair.get_sd_balance_interval":
+    "get_sd_balance_interval: jiffies between periodic balances of a domain",
 };
 
 for (const name of Object.keys(LB_HOOK_DEFAULTS) as (keyof LbHookSignatures)[]) {
   defineHook(name, HOOK_DESCRIPTIONS[name], () => LB_HOOK_DEFAULTS[name] as never);
 }
 
-const subset = (cpus: Set<number>, mask: readonly number[]): boolean => [...cpus].every((c) => mask.includes(c));
+const subset = (cpus: Set<number>, mask: readonly number[]): boolean =>
+  [...cpus].every((c) => mask.includes(c));
 
 /**
  * load_balance(this_cpu, sd, idle): should_we_balance, find_busiest_group, find_busiest_queue,
@@ -108,20 +162,46 @@ export function loadBalance(env: LbEnv): LoadBalanceResult {
   const needActive = lbHook(env.hooks, "fair.need_active_balance", needActiveBalance);
   const is5x = lbFamily(env.era) === "5.x";
 
-  const finish = (decision: LbDecision, outcome: LbPassOutcome, ldMoved: number, cont: boolean,
-    active: LoadBalanceResult["activeBalance"]): LoadBalanceResult => {
+  const finish = (
+    decision: LbDecision,
+    outcome: LbPassOutcome,
+    ldMoved: number,
+    cont: boolean,
+    active: LoadBalanceResult["activeBalance"],
+  ): LoadBalanceResult => {
     lbAccountPass(sd, outcome, env.idle, env.era);
-    return { decision, outcome, migrations, activeBalance: active, continueBalancing: cont, ldMoved, flags: env.flags };
+    return {
+      decision,
+      outcome,
+      migrations,
+      activeBalance: active,
+      continueBalancing: cont,
+      ldMoved,
+      flags: env.flags,
+    };
   };
-  const outBalanced = (decision: LbDecision, cont: boolean, allPinnedExit: boolean): LoadBalanceResult => {
+  const outBalanced = (
+    decision: LbDecision,
+    cont: boolean,
+    allPinnedExit: boolean,
+  ): LoadBalanceResult => {
     // Balanced despite affinity constraints: clear the parent's group imbalance (5.x: only if
     // other tasks could move). out_all_pinned keeps it for the parent level.
-    if (!allPinnedExit && sdParent && !(is5x && env.flags & LBF_ALL_PINNED)) sdParent.groups[0].imbalance = false;
-    return finish(decision, { kind: "balanced", allPinned: (env.flags & LBF_ALL_PINNED) !== 0 }, 0, cont, null);
+    if (!allPinnedExit && sdParent && !(is5x && env.flags & LBF_ALL_PINNED))
+      sdParent.groups[0].imbalance = false;
+    return finish(
+      decision,
+      { kind: "balanced", allPinned: (env.flags & LBF_ALL_PINNED) !== 0 },
+      0,
+      cont,
+      null,
+    );
   };
 
-  for (;;) { // redo
-    if (!shouldWeBalance(env)) return outBalanced({ balanced: true, reason: "should_we_balance" }, false, false);
+  for (;;) {
+    // redo
+    if (!shouldWeBalance(env))
+      return outBalanced({ balanced: true, reason: "should_we_balance" }, false, false);
     const fbg = findGroup({ env });
     if (fbg.balanced) return outBalanced({ balanced: true, reason: fbg.reason }, true, false);
     env.imbalance = fbg.imbalance;
@@ -129,7 +209,10 @@ export function loadBalance(env: LbEnv): LoadBalanceResult {
     const busiest = findQueue({ env, group: fbg.busiestGroup });
     if (!busiest) return outBalanced({ balanced: true, reason: "no_busiest_queue" }, true, false);
     const decision: LbDecision = {
-      balanced: false, busiestGroup: fbg.busiestGroup, busiestCpu: busiest.cpu, imbalance: env.imbalance,
+      balanced: false,
+      busiestGroup: fbg.busiestGroup,
+      busiestCpu: busiest.cpu,
+      imbalance: env.imbalance,
       migrationType: env.migrationType,
     };
     env.srcCpu = busiest.cpu;
@@ -138,9 +221,11 @@ export function loadBalance(env: LbEnv): LoadBalanceResult {
       env.flags |= LBF_ALL_PINNED;
       env.loopMax = Math.min(env.tunables.sched_nr_migrate, busiest.nrRunning);
       const src = detachSource(busiest);
-      for (;;) { // more_balance
+      for (;;) {
+        // more_balance
         const detached = detachTasks(env, src);
-        for (const task of detached) migrations.push({ task, srcCpu: busiest.cpu, dstCpu: env.dstCpu });
+        for (const task of detached)
+          migrations.push({ task, srcCpu: busiest.cpu, dstCpu: env.dstCpu });
         ldMoved += detached.length;
         if (env.flags & LBF_NEED_BREAK) {
           env.flags &= ~LBF_NEED_BREAK;
@@ -158,7 +243,8 @@ export function loadBalance(env: LbEnv): LoadBalanceResult {
         break;
       }
       // Failed to reach balance because of affinity: tell the parent level.
-      if (sdParent && env.flags & LBF_SOME_PINNED && env.imbalance > 0) sdParent.groups[0].imbalance = true;
+      if (sdParent && env.flags & LBF_SOME_PINNED && env.imbalance > 0)
+        sdParent.groups[0].imbalance = true;
       if (env.flags & LBF_ALL_PINNED) {
         env.cpus.delete(busiest.cpu);
         if (!subset(env.cpus, env.dstGrpmask)) {
@@ -183,12 +269,21 @@ export function loadBalance(env: LbEnv): LoadBalanceResult {
       if (!busiest.activeBalance) active = { busiestCpu: busiest.cpu, pushCpu: thisCpu };
     }
     const voluntary = is5x && need && voluntaryActiveBalance56(env);
-    return finish(decision, { kind: "failed", needActive: need, activeKicked: active !== null, voluntary }, 0, true, active);
+    return finish(
+      decision,
+      { kind: "failed", needActive: need, activeKicked: active !== null, voluntary },
+      0,
+      true,
+      active,
+    );
   }
 }
 
 /** for_each_domain(target_cpu, sd) until one spans busiest_cpu (with SD_LOAD_BALANCE). */
-export function domainSpanning(domainsOfTarget: readonly SchedDomain[], busiestCpu: number): SchedDomain | null {
+export function domainSpanning(
+  domainsOfTarget: readonly SchedDomain[],
+  busiestCpu: number,
+): SchedDomain | null {
   for (const sd of domainsOfTarget) if (sd.span.includes(busiestCpu)) return sd;
   return null;
 }
@@ -209,7 +304,11 @@ export function activeLoadBalanceCpuStop(env: LbEnv, busiest: LbRq): LbMigration
   let p: LbTask | null = null;
   if (lbFamily(env.era) === "2.6") {
     const canMigrate = lbHook(env.hooks, "fair.can_migrate_task", canMigrateTask);
-    for (const t of busiest.cfsTasks) if (canMigrate({ env, task: t })) { p = t; break; }
+    for (const t of busiest.cfsTasks)
+      if (canMigrate({ env, task: t })) {
+        p = t;
+        break;
+      }
   } else {
     p = detachOneTask(env, busiest);
     if (p) env.sd.nrBalanceFailed = 0;

@@ -5,11 +5,30 @@
 import type { SchedGroup } from "./sched_domain";
 import { SD_SHARE_CPUCAPACITY } from "./sched_domain";
 import {
-  FbgResult, FindBusiestGroupCtx, FindBusiestQueueCtx, LBF_ALL_PINNED, LbDecision, LbEnv, LbMigration, LbPassOutcome, LbRq,
-  LoadBalanceResult, SCHED_LOAD_SCALE, SCHED_NR_MIGRATE_BREAK, SgStats2629,
+  FbgResult,
+  FindBusiestGroupCtx,
+  FindBusiestQueueCtx,
+  LBF_ALL_PINNED,
+  LbDecision,
+  LbEnv,
+  LbMigration,
+  LbPassOutcome,
+  LbRq,
+  LoadBalanceResult,
+  SCHED_LOAD_SCALE,
+  SCHED_NR_MIGRATE_BREAK,
+  SgStats2629,
 } from "./fair_lb_types";
 import { sourceLoad, targetLoad, weightedCpuload } from "./cpu_load";
-import { cpuAvgLoadPerTask, getSdLoadIdx, lbAccountPass, lbHook, lbNoteFailure, parentPowersavings, taskAllowedOn } from "./fair_lb_common";
+import {
+  cpuAvgLoadPerTask,
+  getSdLoadIdx,
+  lbAccountPass,
+  lbHook,
+  lbNoteFailure,
+  parentPowersavings,
+  taskAllowedOn,
+} from "./fair_lb_common";
 import { balanceTasks2629 } from "./fair_lb_detach";
 
 /** reciprocal_value(__cpu_power), as kept in sg->reciprocal_cpu_power. */
@@ -66,7 +85,12 @@ function tallyGroup(env: LbEnv, group: SchedGroup, loadIdx: number): Tally {
   return {
     balanceCpu,
     stats: {
-      group, local, avgLoad, load, sumNrRunning, sumWeightedLoad,
+      group,
+      local,
+      avgLoad,
+      load,
+      sumNrRunning,
+      sumWeightedLoad,
       groupCapacity: Math.floor(group.capacity / SCHED_LOAD_SCALE),
       groupImb: spread > 2 * avgLoadPerTask,
     },
@@ -82,10 +106,16 @@ export function findBusiestGroup2629(ctx: FindBusiestGroupCtx): FbgResult {
   const { env } = ctx;
   const sd = env.sd;
   const loadIdx = getSdLoadIdx(sd, env.idle);
-  let maxLoad = 0, thisLoad = 0, totalLoad = 0, totalPwr = 0;
+  let maxLoad = 0,
+    thisLoad = 0,
+    totalLoad = 0,
+    totalPwr = 0;
   let busiest: SchedGroup | null = null;
   let thisGroup: SchedGroup | null = null;
-  let busiestLoadPerTask = 0, busiestNrRunning = 0, thisLoadPerTask = 0, thisNrRunning = 0;
+  let busiestLoadPerTask = 0,
+    busiestNrRunning = 0,
+    thisLoadPerTask = 0,
+    thisNrRunning = 0;
   let groupImb = false;
   const stats: SgStats2629[] = [];
   for (const group of sd.groups) {
@@ -117,19 +147,24 @@ export function findBusiestGroup2629(ctx: FindBusiestGroupCtx): FbgResult {
   if (busiestNrRunning === 0) return { balanced: true, reason: "busiest_no_tasks", stats };
   const avgLoad = Math.floor((SCHED_LOAD_SCALE * totalLoad) / totalPwr);
   if (thisLoad >= avgLoad) return { balanced: true, reason: "local_ge_domain_avg", stats };
-  if (100 * maxLoad <= sd.imbalancePct * thisLoad) return { balanced: true, reason: "imbalance_pct", stats };
+  if (100 * maxLoad <= sd.imbalancePct * thisLoad)
+    return { balanced: true, reason: "imbalance_pct", stats };
 
   busiestLoadPerTask = Math.floor(busiestLoadPerTask / busiestNrRunning);
   if (groupImb) busiestLoadPerTask = Math.min(busiestLoadPerTask, avgLoad);
   // Negative imbalances (we are busier) cannot be fixed by pulling.
-  if (maxLoad <= busiestLoadPerTask) return { balanced: true, reason: "max_load_le_load_per_task", stats };
+  if (maxLoad <= busiestLoadPerTask)
+    return { balanced: true, reason: "max_load_le_load_per_task", stats };
 
   const local = thisGroup!;
   let imbalance = 0;
   let small = maxLoad < avgLoad; // smp nice: max_load can be below avg (skipped groups)
   if (!small) {
     const maxPull = Math.min(maxLoad - avgLoad, maxLoad - busiestLoadPerTask);
-    imbalance = Math.floor(Math.min(maxPull * busiest.capacity, (avgLoad - thisLoad) * local.capacity) / SCHED_LOAD_SCALE);
+    imbalance = Math.floor(
+      Math.min(maxPull * busiest.capacity, (avgLoad - thisLoad) * local.capacity) /
+        SCHED_LOAD_SCALE,
+    );
     small = imbalance < busiestLoadPerTask;
   }
   if (small) {
@@ -144,19 +179,29 @@ export function findBusiestGroup2629(ctx: FindBusiestGroupCtx): FbgResult {
     if (maxLoad - thisLoad + busiestLoadPerTask >= busiestLoadPerTask * imbn) {
       imbalance = busiestLoadPerTask;
     } else {
-      let pwrNow = busiest.capacity * Math.min(busiestLoadPerTask, maxLoad) + local.capacity * Math.min(thisLoadPerTask, thisLoad);
+      let pwrNow =
+        busiest.capacity * Math.min(busiestLoadPerTask, maxLoad) +
+        local.capacity * Math.min(thisLoadPerTask, thisLoad);
       pwrNow = Math.floor(pwrNow / SCHED_LOAD_SCALE);
       let pwrMove = 0;
       let tmp = sgDivCpuPower(busiest, busiestLoadPerTask * SCHED_LOAD_SCALE);
       if (maxLoad > tmp) pwrMove += busiest.capacity * Math.min(busiestLoadPerTask, maxLoad - tmp);
-      if (maxLoad * busiest.capacity < busiestLoadPerTask * SCHED_LOAD_SCALE) tmp = sgDivCpuPower(local, maxLoad * busiest.capacity);
+      if (maxLoad * busiest.capacity < busiestLoadPerTask * SCHED_LOAD_SCALE)
+        tmp = sgDivCpuPower(local, maxLoad * busiest.capacity);
       else tmp = sgDivCpuPower(local, busiestLoadPerTask * SCHED_LOAD_SCALE);
       pwrMove += local.capacity * Math.min(thisLoadPerTask, thisLoad + tmp);
       pwrMove = Math.floor(pwrMove / SCHED_LOAD_SCALE);
       if (pwrMove > pwrNow) imbalance = busiestLoadPerTask;
     }
   }
-  return { balanced: false, busiestGroup: busiest, imbalance, migrationType: "migrate_load", forced: false, stats };
+  return {
+    balanced: false,
+    busiestGroup: busiest,
+    imbalance,
+    migrationType: "migrate_load",
+    forced: false,
+    stats,
+  };
 }
 
 /** find_busiest_queue (2.6.29): the most loaded rq, skipping a lone task heavier than the imbalance. */
@@ -180,8 +225,10 @@ export function findBusiestQueue2629(ctx: FindBusiestQueueCtx): LbRq | null {
 /** sd_idle: an SMT domain whose CPUs are all idle lets an idle sibling pull (2.6.29). */
 function smtSdIdle(env: LbEnv, initial: boolean, fbg: FbgResult): boolean {
   if (!initial) return false;
-  const groups = fbg.balanced && fbg.reason === "should_we_balance" ? [env.sd.groups[0]] : env.sd.groups;
-  for (const g of groups) for (const i of g.cpus) if (env.cpus.has(i) && env.rq(i).nrRunning) return false;
+  const groups =
+    fbg.balanced && fbg.reason === "should_we_balance" ? [env.sd.groups[0]] : env.sd.groups;
+  for (const g of groups)
+    for (const i of g.cpus) if (env.cpus.has(i) && env.rq(i).nrRunning) return false;
   return true;
 }
 
@@ -199,16 +246,31 @@ export function loadBalance2629(env: LbEnv): LoadBalanceResult {
   const thisCpu = env.dstCpu;
   const smtDomain = (sd.flags & SD_SHARE_CPUCAPACITY) !== 0 && !parentPowersavings(sd);
   const sdIdleInit = newidle ? smtDomain : env.idle !== "CPU_NOT_IDLE" && smtDomain;
-  env.cpus = new Set(sd.span.length ? Array.from({ length: Math.max(...sd.span) + 1 }, (_, i) => i) : []); // cpumask_setall
+  env.cpus = new Set(
+    sd.span.length ? Array.from({ length: Math.max(...sd.span) + 1 }, (_, i) => i) : [],
+  ); // cpumask_setall
   const findGroup = lbHook(env.hooks, "fair.find_busiest_group", findBusiestGroup2629);
   const findQueue = lbHook(env.hooks, "fair.find_busiest_queue", findBusiestQueue2629);
   const migrations: LbMigration[] = [];
   let allPinned = false;
-  const result = (decision: LbDecision, outcome: LbPassOutcome, ldMoved: number, cont = true,
-    activeBalance: LoadBalanceResult["activeBalance"] = null): LoadBalanceResult =>
-    ({ decision, outcome, migrations, activeBalance, continueBalancing: cont, ldMoved, flags: env.flags });
+  const result = (
+    decision: LbDecision,
+    outcome: LbPassOutcome,
+    ldMoved: number,
+    cont = true,
+    activeBalance: LoadBalanceResult["activeBalance"] = null,
+  ): LoadBalanceResult => ({
+    decision,
+    outcome,
+    migrations,
+    activeBalance,
+    continueBalancing: cont,
+    ldMoved,
+    flags: env.flags,
+  });
 
-  for (;;) { // redo
+  for (;;) {
+    // redo
     env.flags = 0;
     const fbg = findGroup({ env });
     const sdIdle = smtSdIdle(env, sdIdleInit, fbg);
@@ -221,18 +283,31 @@ export function loadBalance2629(env: LbEnv): LoadBalanceResult {
       env.migrationType = "migrate_load";
       busiest = findQueue({ env, group: fbg.busiestGroup });
       if (!busiest) decision = { balanced: true, reason: "no_busiest_queue" };
-      else decision = { balanced: false, busiestGroup: fbg.busiestGroup, busiestCpu: busiest.cpu, imbalance: env.imbalance, migrationType: "migrate_load" };
+      else
+        decision = {
+          balanced: false,
+          busiestGroup: fbg.busiestGroup,
+          busiestCpu: busiest.cpu,
+          imbalance: env.imbalance,
+          migrationType: "migrate_load",
+        };
     }
     const stop = fbg.balanced && fbg.stopBalancing === true;
     if (decision.balanced || !busiest) {
       // out_balanced
       if (newidle) {
-        if (smtBusyReturn(env, sdIdle)) return result(decision, { kind: "balanced", allPinned }, -1);
+        if (smtBusyReturn(env, sdIdle))
+          return result(decision, { kind: "balanced", allPinned }, -1);
         sd.nrBalanceFailed = 0;
         return result(decision, { kind: "balanced", allPinned }, 0);
       }
       lbAccountPass(sd, { kind: "balanced", allPinned }, env.idle, env.era);
-      return result(decision, { kind: "balanced", allPinned }, smtBusyReturn(env, sdIdle) ? -1 : 0, !stop);
+      return result(
+        decision,
+        { kind: "balanced", allPinned },
+        smtBusyReturn(env, sdIdle) ? -1 : 0,
+        !stop,
+      );
     }
     env.srcCpu = busiest.cpu;
     let moved = 0;
@@ -251,7 +326,11 @@ export function loadBalance2629(env: LbEnv): LoadBalanceResult {
         if (!newidle) {
           const d: LbDecision = { balanced: true, reason: "all_pinned" };
           lbAccountPass(sd, { kind: "balanced", allPinned: true }, env.idle, env.era);
-          return result(d, { kind: "balanced", allPinned: true }, smtBusyReturn(env, sdIdle) ? -1 : 0);
+          return result(
+            d,
+            { kind: "balanced", allPinned: true },
+            smtBusyReturn(env, sdIdle) ? -1 : 0,
+          );
         }
       }
     }
@@ -261,7 +340,11 @@ export function loadBalance2629(env: LbEnv): LoadBalanceResult {
         return result(decision, { kind: "moved" }, moved);
       }
       // failure: only power-savings mode (sched_mc_power_savings >= 2) goes on to kick
-      return result(decision, { kind: "failed", needActive: false, activeKicked: false, voluntary: false }, -1);
+      return result(
+        decision,
+        { kind: "failed", needActive: false, activeKicked: false, voluntary: false },
+        -1,
+      );
     }
     if (moved) {
       lbAccountPass(sd, { kind: "moved" }, env.idle, env.era);
@@ -279,7 +362,12 @@ export function loadBalance2629(env: LbEnv): LoadBalanceResult {
       }
       if (!busiest.activeBalance) active = { busiestCpu: busiest.cpu, pushCpu: thisCpu };
     }
-    const outcome: LbPassOutcome = { kind: "failed", needActive, activeKicked: active !== null, voluntary: false };
+    const outcome: LbPassOutcome = {
+      kind: "failed",
+      needActive,
+      activeKicked: active !== null,
+      voluntary: false,
+    };
     lbAccountPass(sd, outcome, env.idle, env.era);
     return result(decision, outcome, smtBusyReturn(env, sdIdle) ? -1 : 0, true, active);
   }

@@ -6,19 +6,46 @@
 import type { SchedGroup } from "./sched_domain";
 import { SD_ASYM_PACKING, SD_PREFER_SIBLING } from "./sched_domain";
 import {
-  CalculateImbalanceCtx, FbgResult, FindBusiestGroupCtx, FindBusiestQueueCtx, GroupType48, IdleImbalanceSlackCtx,
-  ImbalanceResult, LbEnv, LbRq, NeedActiveBalanceCtx, SCHED_LOAD_SCALE, SdLbStats48, SgLbStats48,
+  CalculateImbalanceCtx,
+  FbgResult,
+  FindBusiestGroupCtx,
+  FindBusiestQueueCtx,
+  GroupType48,
+  IdleImbalanceSlackCtx,
+  ImbalanceResult,
+  LbEnv,
+  LbRq,
+  NeedActiveBalanceCtx,
+  SCHED_LOAD_SCALE,
+  SdLbStats48,
+  SgLbStats48,
 } from "./fair_lb_types";
 import { sourceLoad, targetLoad, weightedCpuload } from "./cpu_load";
-import { checkCpuCapacity, cpuAvgLoadPerTask, cpuUtil, getSdLoadIdx, lbHook } from "./fair_lb_common";
+import {
+  checkCpuCapacity,
+  cpuAvgLoadPerTask,
+  cpuUtil,
+  getSdLoadIdx,
+  lbHook,
+} from "./fair_lb_common";
 
 const ULONG_MAX = 2 ** 64 - 1;
-const typeRank = (t: GroupType48): number => (t === "group_other" ? 0 : t === "group_imbalanced" ? 1 : 2);
+const typeRank = (t: GroupType48): number =>
+  t === "group_other" ? 0 : t === "group_imbalanced" ? 1 : 2;
 
 function emptySgs(): SgLbStats48 {
   return {
-    avgLoad: 0, groupLoad: 0, sumWeightedLoad: 0, loadPerTask: 0, groupCapacity: 0, groupUtil: 0, sumNrRunning: 0,
-    idleCpus: 0, groupWeight: 0, groupType: "group_other", groupNoCapacity: false,
+    avgLoad: 0,
+    groupLoad: 0,
+    sumWeightedLoad: 0,
+    loadPerTask: 0,
+    groupCapacity: 0,
+    groupUtil: 0,
+    sumNrRunning: 0,
+    idleCpus: 0,
+    groupWeight: 0,
+    groupType: "group_other",
+    groupNoCapacity: false,
   };
 }
 
@@ -42,12 +69,19 @@ export function groupClassify48(group: SchedGroup, sgs: SgLbStats48): GroupType4
 }
 
 /** update_sg_lb_stats (4.8): target_load for the local group, source_load for the others. */
-export function updateSgLbStats48(env: LbEnv, group: SchedGroup, loadIdx: number, localGroup: boolean): SgLbStats48 {
+export function updateSgLbStats48(
+  env: LbEnv,
+  group: SchedGroup,
+  loadIdx: number,
+  localGroup: boolean,
+): SgLbStats48 {
   const sgs = emptySgs();
   for (const i of group.cpus) {
     if (!env.cpus.has(i)) continue;
     const rq = env.rq(i);
-    const load = localGroup ? targetLoad(rq, loadIdx, env.era, env.features) : sourceLoad(rq, loadIdx, env.era, env.features);
+    const load = localGroup
+      ? targetLoad(rq, loadIdx, env.era, env.features)
+      : sourceLoad(rq, loadIdx, env.era, env.features);
     sgs.groupLoad += load;
     sgs.groupUtil += cpuUtil(rq, env.era);
     sgs.sumNrRunning += rq.cfsHNrRunning;
@@ -64,7 +98,12 @@ export function updateSgLbStats48(env: LbEnv, group: SchedGroup, loadIdx: number
 }
 
 /** update_sd_pick_busiest (4.8): higher group_type wins, then higher avg_load; ASYM_PACKING. */
-export function updateSdPickBusiest48(env: LbEnv, sds: SdLbStats48, sg: SchedGroup, sgs: SgLbStats48): boolean {
+export function updateSdPickBusiest48(
+  env: LbEnv,
+  sds: SdLbStats48,
+  sg: SchedGroup,
+  sgs: SgLbStats48,
+): boolean {
   const busiest = sds.busiestStat;
   if (typeRank(sgs.groupType) > typeRank(busiest.groupType)) return true;
   if (typeRank(sgs.groupType) < typeRank(busiest.groupType)) return false;
@@ -83,8 +122,14 @@ export function updateSdPickBusiest48(env: LbEnv, sds: SdLbStats48, sg: SchedGro
 export function updateSdLbStats48(env: LbEnv): SdLbStats48 {
   const sd = env.sd;
   const sds: SdLbStats48 = {
-    busiest: null, local: null, totalRunning: 0, totalLoad: 0, totalCapacity: 0, avgLoad: 0,
-    busiestStat: emptySgs(), localStat: emptySgs(),
+    busiest: null,
+    local: null,
+    totalRunning: 0,
+    totalLoad: 0,
+    totalCapacity: 0,
+    avgLoad: 0,
+    busiestStat: emptySgs(),
+    localStat: emptySgs(),
   };
   const preferSibling = sd.child !== null && (sd.child.flags & SD_PREFER_SIBLING) !== 0;
   const loadIdx = getSdLoadIdx(sd, env.idle);
@@ -96,7 +141,12 @@ export function updateSdLbStats48(env: LbEnv): SdLbStats48 {
       sds.localStat = sgs;
     } else {
       // Move excess tasks to siblings while the local group has room for them.
-      if (preferSibling && sds.local && groupHasCapacity48(env, sds.localStat) && sgs.sumNrRunning > sds.localStat.sumNrRunning + 1) {
+      if (
+        preferSibling &&
+        sds.local &&
+        groupHasCapacity48(env, sds.localStat) &&
+        sgs.sumNrRunning > sds.localStat.sumNrRunning + 1
+      ) {
         sgs.groupNoCapacity = true;
         sgs.groupType = groupClassify48(sg, sgs);
       }
@@ -114,9 +164,12 @@ export function updateSdLbStats48(env: LbEnv): SdLbStats48 {
 
 /** check_asym_packing (4.8): an idle lower-numbered CPU pulls everything from busiest. */
 function checkAsymPacking48(env: LbEnv, sds: SdLbStats48): boolean {
-  if (!(env.sd.flags & SD_ASYM_PACKING) || env.idle === "CPU_NOT_IDLE" || !sds.busiest) return false;
+  if (!(env.sd.flags & SD_ASYM_PACKING) || env.idle === "CPU_NOT_IDLE" || !sds.busiest)
+    return false;
   if (env.dstCpu > sds.busiest.cpus[0]) return false;
-  env.imbalance = Math.round((sds.busiestStat.avgLoad * sds.busiestStat.groupCapacity) / SCHED_LOAD_SCALE);
+  env.imbalance = Math.round(
+    (sds.busiestStat.avgLoad * sds.busiestStat.groupCapacity) / SCHED_LOAD_SCALE,
+  );
   return true;
 }
 
@@ -124,22 +177,30 @@ function checkAsymPacking48(env: LbEnv, sds: SdLbStats48): boolean {
  * fix_small_imbalance: the computed imbalance is below one task; move one if the gap is at
  * least a task (imbn = 2 with an empty local group) or if it increases capacity used.
  */
-export function fixSmallImbalance48(env: LbEnv, sds: SdLbStats48, busiestLoadPerTask: number): number {
+export function fixSmallImbalance48(
+  env: LbEnv,
+  sds: SdLbStats48,
+  busiestLoadPerTask: number,
+): number {
   const local = sds.localStat;
   const busiest = sds.busiestStat;
   let localLoadPerTask = local.loadPerTask;
   let imbn = 2;
   if (!local.sumNrRunning) localLoadPerTask = cpuAvgLoadPerTask(env.rq(env.dstCpu), env.era);
   else if (busiestLoadPerTask > localLoadPerTask) imbn = 1;
-  const scaledBusyLoadPerTask = Math.floor((busiestLoadPerTask * SCHED_LOAD_SCALE) / busiest.groupCapacity);
-  if (busiest.avgLoad + scaledBusyLoadPerTask >= local.avgLoad + scaledBusyLoadPerTask * imbn) return busiestLoadPerTask;
+  const scaledBusyLoadPerTask = Math.floor(
+    (busiestLoadPerTask * SCHED_LOAD_SCALE) / busiest.groupCapacity,
+  );
+  if (busiest.avgLoad + scaledBusyLoadPerTask >= local.avgLoad + scaledBusyLoadPerTask * imbn)
+    return busiestLoadPerTask;
 
   let capaNow = busiest.groupCapacity * Math.min(busiestLoadPerTask, busiest.avgLoad);
   capaNow += local.groupCapacity * Math.min(localLoadPerTask, local.avgLoad);
   capaNow = Math.floor(capaNow / SCHED_LOAD_SCALE);
   let capaMove = 0;
   if (busiest.avgLoad > scaledBusyLoadPerTask) {
-    capaMove += busiest.groupCapacity * Math.min(busiestLoadPerTask, busiest.avgLoad - scaledBusyLoadPerTask);
+    capaMove +=
+      busiest.groupCapacity * Math.min(busiestLoadPerTask, busiest.avgLoad - scaledBusyLoadPerTask);
   }
   let tmp: number;
   if (busiest.avgLoad * busiest.groupCapacity < busiestLoadPerTask * SCHED_LOAD_SCALE) {
@@ -157,8 +218,12 @@ export function calculateImbalance48(env: LbEnv, sds: SdLbStats48): ImbalanceRes
   const local = sds.localStat;
   const busiest = sds.busiestStat;
   let busiestLoadPerTask = busiest.loadPerTask;
-  if (busiest.groupType === "group_imbalanced") busiestLoadPerTask = Math.min(busiestLoadPerTask, sds.avgLoad);
-  const done = (imbalance: number): ImbalanceResult => ({ imbalance, migrationType: "migrate_load" });
+  if (busiest.groupType === "group_imbalanced")
+    busiestLoadPerTask = Math.min(busiestLoadPerTask, sds.avgLoad);
+  const done = (imbalance: number): ImbalanceResult => ({
+    imbalance,
+    migrationType: "migrate_load",
+  });
   if (busiest.avgLoad <= sds.avgLoad || local.avgLoad >= sds.avgLoad) {
     env.imbalance = 0;
     return done(fixSmallImbalance48(env, sds, busiestLoadPerTask));
@@ -169,16 +234,20 @@ export function calculateImbalance48(env: LbEnv, sds: SdLbStats48): ImbalanceRes
     loadAboveCapacity = busiest.sumNrRunning * SCHED_LOAD_SCALE;
     if (loadAboveCapacity > busiest.groupCapacity) {
       loadAboveCapacity -= busiest.groupCapacity;
-      loadAboveCapacity = Math.floor((loadAboveCapacity * SCHED_LOAD_SCALE) / busiest.groupCapacity);
+      loadAboveCapacity = Math.floor(
+        (loadAboveCapacity * SCHED_LOAD_SCALE) / busiest.groupCapacity,
+      );
     } else {
       loadAboveCapacity = ULONG_MAX;
     }
   }
   const maxPull = Math.min(busiest.avgLoad - sds.avgLoad, loadAboveCapacity);
   env.imbalance = Math.floor(
-    Math.min(maxPull * busiest.groupCapacity, (sds.avgLoad - local.avgLoad) * local.groupCapacity) / SCHED_LOAD_SCALE,
+    Math.min(maxPull * busiest.groupCapacity, (sds.avgLoad - local.avgLoad) * local.groupCapacity) /
+      SCHED_LOAD_SCALE,
   );
-  if (env.imbalance < busiestLoadPerTask) return done(fixSmallImbalance48(env, sds, busiestLoadPerTask));
+  if (env.imbalance < busiestLoadPerTask)
+    return done(fixSmallImbalance48(env, sds, busiestLoadPerTask));
   return done(env.imbalance);
 }
 
@@ -212,29 +281,62 @@ export function findBusiestGroup48(ctx: FindBusiestGroupCtx): FbgResult {
     return { balanced: true, reason, stats };
   };
   if (checkAsymPacking48(env, sds)) {
-    return { balanced: false, busiestGroup: sds.busiest!, imbalance: env.imbalance, migrationType: "migrate_load", forced: true, stats };
+    return {
+      balanced: false,
+      busiestGroup: sds.busiest!,
+      imbalance: env.imbalance,
+      migrationType: "migrate_load",
+      forced: true,
+      stats,
+    };
   }
-  if (!sds.busiest || busiest.sumNrRunning === 0) return balanced(sds.busiest ? "busiest_no_tasks" : "no_busiest");
+  if (!sds.busiest || busiest.sumNrRunning === 0)
+    return balanced(sds.busiest ? "busiest_no_tasks" : "no_busiest");
   sds.avgLoad = Math.floor((SCHED_LOAD_SCALE * sds.totalLoad) / sds.totalCapacity);
   let forced = busiest.groupType === "group_imbalanced";
-  if (!forced && env.idle === "CPU_NEWLY_IDLE" && groupHasCapacity48(env, local) && busiest.groupNoCapacity) forced = true;
+  if (
+    !forced &&
+    env.idle === "CPU_NEWLY_IDLE" &&
+    groupHasCapacity48(env, local) &&
+    busiest.groupNoCapacity
+  )
+    forced = true;
   if (!forced) {
     if (local.avgLoad >= busiest.avgLoad) return balanced("local_ge_busiest");
     if (local.avgLoad >= sds.avgLoad) return balanced("local_ge_domain_avg");
     if (env.idle === "CPU_IDLE") {
-      const slack = lbHook(env.hooks, "fair.idle_imbalance_slack", idleImbalanceSlack)({
-        env, sdLlcSize: env.sdLlcSize, localIdleCpus: local.idleCpus, busiestIdleCpus: busiest.idleCpus,
+      const slack = lbHook(
+        env.hooks,
+        "fair.idle_imbalance_slack",
+        idleImbalanceSlack,
+      )({
+        env,
+        sdLlcSize: env.sdLlcSize,
+        localIdleCpus: local.idleCpus,
+        busiestIdleCpus: busiest.idleCpus,
         busiestGroupWeight: busiest.groupWeight,
       });
-      if (busiest.groupType !== "group_overloaded" && local.idleCpus <= busiest.idleCpus + slack) return balanced("idle_cpus");
+      if (busiest.groupType !== "group_overloaded" && local.idleCpus <= busiest.idleCpus + slack)
+        return balanced("idle_cpus");
     } else if (100 * busiest.avgLoad <= env.sd.imbalancePct * local.avgLoad) {
       return balanced("imbalance_pct");
     }
   }
-  const res = lbHook(env.hooks, "fair.calculate_imbalance", calculateImbalance48Hook)({ env, family: "4.x", sds });
+  const res = lbHook(
+    env.hooks,
+    "fair.calculate_imbalance",
+    calculateImbalance48Hook,
+  )({ env, family: "4.x", sds });
   env.imbalance = res.imbalance;
   env.migrationType = res.migrationType;
-  return { balanced: false, busiestGroup: sds.busiest, imbalance: res.imbalance, migrationType: res.migrationType, forced, stats };
+  return {
+    balanced: false,
+    busiestGroup: sds.busiest,
+    imbalance: res.imbalance,
+    migrationType: res.migrationType,
+    forced,
+    stats,
+  };
 }
 
 /**
@@ -268,10 +370,15 @@ export function findBusiestQueue48(ctx: FindBusiestQueueCtx): LbRq | null {
 export function needActiveBalance48(ctx: NeedActiveBalanceCtx): boolean {
   const { env } = ctx;
   const sd = env.sd;
-  if (env.idle === "CPU_NEWLY_IDLE" && sd.flags & SD_ASYM_PACKING && env.srcCpu > env.dstCpu) return true;
+  if (env.idle === "CPU_NEWLY_IDLE" && sd.flags & SD_ASYM_PACKING && env.srcCpu > env.dstCpu)
+    return true;
   const src = env.rq(env.srcCpu);
   if (env.idle !== "CPU_NOT_IDLE" && src.cfsHNrRunning === 1) {
-    if (checkCpuCapacity(src, sd) && src.cpuCapacity * sd.imbalancePct < env.rq(env.dstCpu).cpuCapacity * 100) return true;
+    if (
+      checkCpuCapacity(src, sd) &&
+      src.cpuCapacity * sd.imbalancePct < env.rq(env.dstCpu).cpuCapacity * 100
+    )
+      return true;
   }
   return sd.nrBalanceFailed > sd.cacheNiceTries + 2;
 }

@@ -7,8 +7,21 @@
 import type { SchedGroup } from "./sched_domain";
 import { SD_ASYM_PACKING, SD_NUMA, SD_PREFER_SIBLING } from "./sched_domain";
 import {
-  CalculateImbalanceCtx, FbgResult, FindBusiestGroupCtx, FindBusiestQueueCtx, GROUP_TYPES_56, GroupClassifyCtx, GroupType56,
-  ImbalanceResult, LbEnv, LbRq, NeedActiveBalanceCtx, NumaImbalanceCtx, SCHED_LOAD_SCALE, SdLbStats56, SgLbStats56,
+  CalculateImbalanceCtx,
+  FbgResult,
+  FindBusiestGroupCtx,
+  FindBusiestQueueCtx,
+  GROUP_TYPES_56,
+  GroupClassifyCtx,
+  GroupType56,
+  ImbalanceResult,
+  LbEnv,
+  LbRq,
+  NeedActiveBalanceCtx,
+  NumaImbalanceCtx,
+  SCHED_LOAD_SCALE,
+  SdLbStats56,
+  SgLbStats56,
 } from "./fair_lb_types";
 import { checkCpuCapacity, cpuUtil, eraAtLeast, lbHook, schedAsymPrefer } from "./fair_lb_common";
 import { idleImbalanceSlack } from "./fair_lb_48";
@@ -21,8 +34,18 @@ const usub = (a: number, b: number): number => (a >= b ? a - b : ULONG_MAX - (b 
 
 function emptySgs(): SgLbStats56 {
   return {
-    avgLoad: 0, groupLoad: 0, groupCapacity: 0, groupUtil: 0, groupRunnable: 0, sumNrRunning: 0, sumHNrRunning: 0,
-    idleCpus: 0, groupWeight: 0, groupType: "group_has_spare", groupAsymPacking: false, groupMisfitTaskLoad: 0,
+    avgLoad: 0,
+    groupLoad: 0,
+    groupCapacity: 0,
+    groupUtil: 0,
+    groupRunnable: 0,
+    sumNrRunning: 0,
+    sumHNrRunning: 0,
+    idleCpus: 0,
+    groupWeight: 0,
+    groupType: "group_has_spare",
+    groupAsymPacking: false,
+    groupMisfitTaskLoad: 0,
   };
 }
 
@@ -71,13 +94,19 @@ export function updateSgLbStats56(env: LbEnv, group: SchedGroup): SgLbStats56 {
     sgs.sumNrRunning += rq.nrRunning;
     if (!rq.nrRunning && rq.idle) sgs.idleCpus++;
   }
-  if (env.sd.flags & SD_ASYM_PACKING && env.idle !== "CPU_NOT_IDLE" && sgs.sumHNrRunning && schedAsymPrefer(env.dstCpu, group.cpus[0])) {
+  if (
+    env.sd.flags & SD_ASYM_PACKING &&
+    env.idle !== "CPU_NOT_IDLE" &&
+    sgs.sumHNrRunning &&
+    schedAsymPrefer(env.dstCpu, group.cpus[0])
+  ) {
     sgs.groupAsymPacking = true;
   }
   sgs.groupCapacity = group.capacity;
   sgs.groupWeight = group.weight;
   sgs.groupType = lbHook(env.hooks, "fair.group_classify", groupClassify56)({ env, group, sgs });
-  if (sgs.groupType === "group_overloaded") sgs.avgLoad = Math.floor((sgs.groupLoad * SCHED_LOAD_SCALE) / sgs.groupCapacity);
+  if (sgs.groupType === "group_overloaded")
+    sgs.avgLoad = Math.floor((sgs.groupLoad * SCHED_LOAD_SCALE) / sgs.groupCapacity);
   return sgs;
 }
 
@@ -86,11 +115,17 @@ export function updateSgLbStats56(env: LbEnv, group: SchedGroup): SgLbStats56 {
  * overloaded/fully_busy by avg_load, the first imbalanced, asym by preference, has_spare by
  * fewer idle CPUs then more running tasks.
  */
-export function updateSdPickBusiest56(env: LbEnv, sds: SdLbStats56, sg: SchedGroup, sgs: SgLbStats56): boolean {
+export function updateSdPickBusiest56(
+  env: LbEnv,
+  sds: SdLbStats56,
+  sg: SchedGroup,
+  sgs: SgLbStats56,
+): boolean {
   void env;
   const busiest = sds.busiestStat;
   if (!sgs.sumHNrRunning) return false;
-  if (sgs.groupType === "group_misfit_task" && sds.localStat.groupType !== "group_has_spare") return false;
+  if (sgs.groupType === "group_misfit_task" && sds.localStat.groupType !== "group_has_spare")
+    return false;
   const r = groupTypeRank(sgs.groupType);
   const rb = groupTypeRank(busiest.groupType);
   if (r > rb) return true;
@@ -107,7 +142,8 @@ export function updateSdPickBusiest56(env: LbEnv, sds: SdLbStats56, sg: SchedGro
       return sgs.groupMisfitTaskLoad >= busiest.groupMisfitTaskLoad;
     case "group_has_spare":
       if (sgs.idleCpus > busiest.idleCpus) return false;
-      if (sgs.idleCpus === busiest.idleCpus && sgs.sumNrRunning <= busiest.sumNrRunning) return false;
+      if (sgs.idleCpus === busiest.idleCpus && sgs.sumNrRunning <= busiest.sumNrRunning)
+        return false;
       return true;
   }
 }
@@ -116,7 +152,12 @@ export function updateSdPickBusiest56(env: LbEnv, sds: SdLbStats56, sg: SchedGro
 export function updateSdLbStats56(env: LbEnv): SdLbStats56 {
   const sd = env.sd;
   const sds: SdLbStats56 = {
-    busiest: null, local: null, totalLoad: 0, totalCapacity: 0, avgLoad: 0, preferSibling: false,
+    busiest: null,
+    local: null,
+    totalLoad: 0,
+    totalCapacity: 0,
+    avgLoad: 0,
+    preferSibling: false,
     busiestStat: { ...emptySgs(), idleCpus: UINT_MAX },
     localStat: emptySgs(),
   };
@@ -149,7 +190,11 @@ export function numaImbalance(ctx: NumaImbalanceCtx): number {
 export const NUMA_IMBALANCE_MIN = 2;
 
 /** adjust_numa_imbalance (5.18+): ignore a small imbalance while the destination is lightly used. */
-export function adjustNumaImbalance(imbalance: number, dstRunning: number, imbNumaNr: number): number {
+export function adjustNumaImbalance(
+  imbalance: number,
+  dstRunning: number,
+  imbNumaNr: number,
+): number {
   if (dstRunning > imbNumaNr) return imbalance;
   if (imbalance <= NUMA_IMBALANCE_MIN) return 0;
   return imbalance;
@@ -166,16 +211,20 @@ export function numaImbalanceSmallPair56(ctx: NumaImbalanceCtx): number {
 export function calculateImbalance56(env: LbEnv, sds: SdLbStats56): ImbalanceResult {
   const local = sds.localStat;
   const busiest = sds.busiestStat;
-  if (busiest.groupType === "group_misfit_task") return { migrationType: "migrate_misfit", imbalance: 1 };
-  if (busiest.groupType === "group_asym_packing") return { migrationType: "migrate_task", imbalance: busiest.sumHNrRunning };
+  if (busiest.groupType === "group_misfit_task")
+    return { migrationType: "migrate_misfit", imbalance: 1 };
+  if (busiest.groupType === "group_asym_packing")
+    return { migrationType: "migrate_task", imbalance: busiest.sumHNrRunning };
   // group_imb: move any task; the next pass balances back
-  if (busiest.groupType === "group_imbalanced") return { migrationType: "migrate_task", imbalance: 1 };
+  if (busiest.groupType === "group_imbalanced")
+    return { migrationType: "migrate_task", imbalance: 1 };
 
   if (local.groupType === "group_has_spare") {
     if (groupTypeRank(busiest.groupType) > groupTypeRank("group_fully_busy")) {
       // busiest overloaded: fill local's spare capacity
       let imbalance = Math.max(local.groupCapacity, local.groupUtil) - local.groupUtil;
-      if (env.idle !== "CPU_NOT_IDLE" && imbalance === 0) return { migrationType: "migrate_task", imbalance: 1 };
+      if (env.idle !== "CPU_NOT_IDLE" && imbalance === 0)
+        return { migrationType: "migrate_task", imbalance: 1 };
       return { migrationType: "migrate_util", imbalance };
     }
     const late = eraAtLeast(env.era, "5.18"); // the >> 1 moved after the NUMA adjustment
@@ -188,9 +237,19 @@ export function calculateImbalance56(env: LbEnv, sds: SdLbStats56): ImbalanceRes
       imbalance = Math.max(0, local.idleCpus - busiest.idleCpus);
     }
     if (!late) imbalance >>= 1;
-    imbalance = lbHook(env.hooks, "fair.numa_imbalance", numaImbalance)({
-      env, sd: env.sd, imbalance, halved: !late, busiestSumNrRunning: busiest.sumNrRunning,
-      localSumNrRunning: local.sumNrRunning, dstRunning: local.sumNrRunning + 1, imbNumaNr: env.sd.imbNumaNr,
+    imbalance = lbHook(
+      env.hooks,
+      "fair.numa_imbalance",
+      numaImbalance,
+    )({
+      env,
+      sd: env.sd,
+      imbalance,
+      halved: !late,
+      busiestSumNrRunning: busiest.sumNrRunning,
+      localSumNrRunning: local.sumNrRunning,
+      dstRunning: local.sumNrRunning + 1,
+      imbNumaNr: env.sd.imbNumaNr,
     });
     if (late) imbalance >>= 1;
     return { migrationType: "migrate_task", imbalance };
@@ -202,8 +261,10 @@ export function calculateImbalance56(env: LbEnv, sds: SdLbStats56): ImbalanceRes
     sds.avgLoad = Math.floor((sds.totalLoad * SCHED_LOAD_SCALE) / sds.totalCapacity);
   }
   const imbalance = Math.floor(
-    Math.min(usub(busiest.avgLoad, sds.avgLoad) * busiest.groupCapacity, usub(sds.avgLoad, local.avgLoad) * local.groupCapacity)
-      / SCHED_LOAD_SCALE,
+    Math.min(
+      usub(busiest.avgLoad, sds.avgLoad) * busiest.groupCapacity,
+      usub(sds.avgLoad, local.avgLoad) * local.groupCapacity,
+    ) / SCHED_LOAD_SCALE,
   );
   return { migrationType: "migrate_load", imbalance };
 }
@@ -233,40 +294,68 @@ export function findBusiestGroup56(ctx: FindBusiestGroupCtx): FbgResult {
   };
   if (!sds.busiest) return balanced("no_busiest");
   const bt = busiest.groupType;
-  let forced = bt === "group_misfit_task" || bt === "group_asym_packing" || bt === "group_imbalanced";
+  let forced =
+    bt === "group_misfit_task" || bt === "group_asym_packing" || bt === "group_imbalanced";
   if (!forced) {
     if (groupTypeRank(local.groupType) > groupTypeRank(bt)) return balanced("local_busier_type");
     if (local.groupType === "group_overloaded") {
       if (local.avgLoad >= busiest.avgLoad) return balanced("local_ge_busiest");
       sds.avgLoad = Math.floor((sds.totalLoad * SCHED_LOAD_SCALE) / sds.totalCapacity);
       if (local.avgLoad >= sds.avgLoad) return balanced("local_ge_domain_avg");
-      if (100 * busiest.avgLoad <= env.sd.imbalancePct * local.avgLoad) return balanced("imbalance_pct");
+      if (100 * busiest.avgLoad <= env.sd.imbalancePct * local.avgLoad)
+        return balanced("imbalance_pct");
     }
     // Try to move all excess tasks to the child's sibling domain.
-    if (sds.preferSibling && local.groupType === "group_has_spare" && busiest.sumNrRunning > local.sumNrRunning + 1) {
+    if (
+      sds.preferSibling &&
+      local.groupType === "group_has_spare" &&
+      busiest.sumNrRunning > local.sumNrRunning + 1
+    ) {
       forced = true;
     } else if (bt !== "group_overloaded") {
       if (env.idle === "CPU_NOT_IDLE") return balanced("busy_dst_not_overloaded");
-      const slack = lbHook(env.hooks, "fair.idle_imbalance_slack", idleImbalanceSlack)({
-        env, sdLlcSize: env.sdLlcSize, localIdleCpus: local.idleCpus, busiestIdleCpus: busiest.idleCpus,
+      const slack = lbHook(
+        env.hooks,
+        "fair.idle_imbalance_slack",
+        idleImbalanceSlack,
+      )({
+        env,
+        sdLlcSize: env.sdLlcSize,
+        localIdleCpus: local.idleCpus,
+        busiestIdleCpus: busiest.idleCpus,
         busiestGroupWeight: busiest.groupWeight,
       });
-      if (busiest.groupWeight > 1 && local.idleCpus <= busiest.idleCpus + slack) return balanced("idle_cpus");
+      if (busiest.groupWeight > 1 && local.idleCpus <= busiest.idleCpus + slack)
+        return balanced("idle_cpus");
       if (busiest.sumHNrRunning === 1) return balanced("busiest_single_task");
     }
   }
-  const res = lbHook(env.hooks, "fair.calculate_imbalance", calculateImbalance56Hook)({ env, family: "5.x", sds });
+  const res = lbHook(
+    env.hooks,
+    "fair.calculate_imbalance",
+    calculateImbalance56Hook,
+  )({ env, family: "5.x", sds });
   env.imbalance = res.imbalance;
   env.migrationType = res.migrationType;
   if (!res.imbalance) return balanced("zero_imbalance");
-  return { balanced: false, busiestGroup: sds.busiest, imbalance: res.imbalance, migrationType: res.migrationType, forced, stats };
+  return {
+    balanced: false,
+    busiestGroup: sds.busiest,
+    imbalance: res.imbalance,
+    migrationType: res.migrationType,
+    forced,
+    stats,
+  };
 }
 
 /** find_busiest_queue (5.6), per migration type: load/capacity, util, CFS task count, misfit. */
 export function findBusiestQueue56(ctx: FindBusiestQueueCtx): LbRq | null {
   const { env, group } = ctx;
   let busiest: LbRq | null = null;
-  let busiestUtil = 0, busiestLoad = 0, busiestCapacity = 1, busiestNr = 0;
+  let busiestUtil = 0,
+    busiestLoad = 0,
+    busiestCapacity = 1,
+    busiestNr = 0;
   for (const i of group.cpus) {
     if (!env.cpus.has(i)) continue;
     const rq = env.rq(i);
@@ -316,10 +405,19 @@ export function findBusiestQueue56(ctx: FindBusiestQueueCtx): LbRq | null {
  */
 export function voluntaryActiveBalance56(env: LbEnv): boolean {
   const sd = env.sd;
-  if (env.idle !== "CPU_NOT_IDLE" && sd.flags & SD_ASYM_PACKING && schedAsymPrefer(env.dstCpu, env.srcCpu)) return true;
+  if (
+    env.idle !== "CPU_NOT_IDLE" &&
+    sd.flags & SD_ASYM_PACKING &&
+    schedAsymPrefer(env.dstCpu, env.srcCpu)
+  )
+    return true;
   const src = env.rq(env.srcCpu);
   if (env.idle !== "CPU_NOT_IDLE" && src.cfsHNrRunning === 1) {
-    if (checkCpuCapacity(src, sd) && src.cpuCapacity * sd.imbalancePct < env.rq(env.dstCpu).cpuCapacity * 100) return true;
+    if (
+      checkCpuCapacity(src, sd) &&
+      src.cpuCapacity * sd.imbalancePct < env.rq(env.dstCpu).cpuCapacity * 100
+    )
+      return true;
   }
   return env.migrationType === "migrate_misfit";
 }

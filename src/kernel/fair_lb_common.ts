@@ -6,8 +6,19 @@ import type { Era, Features, Tunables } from "./features";
 import type { SchedDomain } from "./sched_domain";
 import { SD_POWERSAVINGS_BALANCE } from "./sched_domain";
 import {
-  CpuIdleType, GetSdBalanceIntervalCtx, LbEnv, LbFamily, LbHookLookup, LbHookName, LbHookSignatures, LbPassOutcome, LbRq,
-  LbTask, MAX_PINNED_INTERVAL, SCHED_NR_MIGRATE_BREAK, lbFamily,
+  CpuIdleType,
+  GetSdBalanceIntervalCtx,
+  LbEnv,
+  LbFamily,
+  LbHookLookup,
+  LbHookName,
+  LbHookSignatures,
+  LbPassOutcome,
+  LbRq,
+  LbTask,
+  MAX_PINNED_INTERVAL,
+  SCHED_NR_MIGRATE_BREAK,
+  lbFamily,
 } from "./fair_lb_types";
 
 /** Parameters of createLbEnv; the rest of struct lb_env starts zeroed as in load_balance(). */
@@ -58,7 +69,11 @@ export function createLbEnv(init: LbEnvInit): LbEnv {
 }
 
 /** The implementation in force for a hook: the registry's (era default or patch) or `dflt`. */
-export function lbHook<K extends LbHookName>(hooks: LbHookLookup | null, name: K, dflt: LbHookSignatures[K]): LbHookSignatures[K] {
+export function lbHook<K extends LbHookName>(
+  hooks: LbHookLookup | null,
+  name: K,
+  dflt: LbHookSignatures[K],
+): LbHookSignatures[K] {
   return hooks ? hooks.get(name) : dflt;
 }
 
@@ -164,7 +179,12 @@ export function jiffiesAt(ns: number, hz: number): number {
 }
 
 /** time_after_eq(jiffies, sd->last_balance + interval); sd.lastBalance is in ns. */
-export function sdBalanceDue(sd: SchedDomain, nowNs: number, intervalJiffies: number, hz: number): boolean {
+export function sdBalanceDue(
+  sd: SchedDomain,
+  nowNs: number,
+  intervalJiffies: number,
+  hz: number,
+): boolean {
   return jiffiesAt(nowNs, hz) >= jiffiesAt(sd.lastBalance, hz) + intervalJiffies;
 }
 
@@ -189,12 +209,20 @@ export function lbNoteFailure(sd: SchedDomain, idle: CpuIdleType, era: Era): voi
  * balanced/pinned pass or a kick. 5.x does not grow it on newidle. 2.6.29's
  * load_balance_newidle is accounted by its caller (see fair_lb_2629.ts).
  */
-export function lbAccountPass(sd: SchedDomain, outcome: LbPassOutcome, idle: CpuIdleType, era: Era): void {
+export function lbAccountPass(
+  sd: SchedDomain,
+  outcome: LbPassOutcome,
+  idle: CpuIdleType,
+  era: Era,
+): void {
   const fam = lbFamily(era);
   const newidle = idle === "CPU_NEWLY_IDLE";
   const growInterval = (allPinned: boolean): void => {
     if (fam === "5.x" && newidle) return;
-    if ((allPinned && sd.balanceInterval < MAX_PINNED_INTERVAL) || sd.balanceInterval < sd.maxInterval) {
+    if (
+      (allPinned && sd.balanceInterval < MAX_PINNED_INTERVAL) ||
+      sd.balanceInterval < sd.maxInterval
+    ) {
       sd.balanceInterval *= 2;
     }
   };

@@ -3,8 +3,16 @@
 // Tasks are not moved here: the functions return the tasks to move, in order, and keep
 // the source rq's nr_running and the cfs_tasks list order in a working copy.
 import {
-  CanMigrateTaskCtx, LBF_ALL_PINNED, LBF_DST_PINNED, LBF_NEED_BREAK, LBF_SOME_PINNED, LbEnv, LbRq, LbTask,
-  SCHED_NR_MIGRATE_BREAK, TaskHotCtx,
+  CanMigrateTaskCtx,
+  LBF_ALL_PINNED,
+  LBF_DST_PINNED,
+  LBF_NEED_BREAK,
+  LBF_SOME_PINNED,
+  LbEnv,
+  LbRq,
+  LbTask,
+  SCHED_NR_MIGRATE_BREAK,
+  TaskHotCtx,
 } from "./fair_lb_types";
 import { eraAtLeast, family, lbHook, taskAllowedOn } from "./fair_lb_common";
 
@@ -16,7 +24,12 @@ export function taskHot(ctx: TaskHotCtx): boolean {
   const { env, task } = ctx;
   const fam = family(env);
   if (fam !== "2.6" && task.idlePolicy) return false;
-  if (env.features.CACHE_HOT_BUDDY && task.isBuddy && (fam === "2.6" || env.rq(env.dstCpu).nrRunning > 0)) return true;
+  if (
+    env.features.CACHE_HOT_BUDDY &&
+    task.isBuddy &&
+    (fam === "2.6" || env.rq(env.dstCpu).nrRunning > 0)
+  )
+    return true;
   const cost = env.tunables.sched_migration_cost_ns;
   if (cost === -1) return true;
   if (cost === 0) return false;

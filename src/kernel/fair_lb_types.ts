@@ -177,7 +177,12 @@ export interface SdLbStats48 {
 
 /** 5.5+ enum group_type, ordered by pull priority. */
 export const GROUP_TYPES_56 = [
-  "group_has_spare", "group_fully_busy", "group_misfit_task", "group_asym_packing", "group_imbalanced", "group_overloaded",
+  "group_has_spare",
+  "group_fully_busy",
+  "group_misfit_task",
+  "group_asym_packing",
+  "group_imbalanced",
+  "group_overloaded",
 ] as const;
 export type GroupType56 = (typeof GROUP_TYPES_56)[number];
 
@@ -215,30 +220,43 @@ export interface SdLbStats56 {
 
 /** Why a pass found nothing to do (one per goto out_balanced in the kernel). */
 export type LbBalancedReason =
-  | "should_we_balance"          // another CPU of the local group balances this level
-  | "no_busiest"                 // no candidate group
-  | "busiest_no_tasks"           // busiest->sum_nr_running == 0
-  | "local_ge_busiest"           // this_load >= max_load / local avg_load >= busiest avg_load
-  | "local_ge_domain_avg"        // this group is already above the domain average
-  | "imbalance_pct"              // 100*busiest <= imbalance_pct*local
-  | "max_load_le_load_per_task"  // 2.6.29: max_load <= busiest_load_per_task
-  | "idle_cpus"                  // local->idle_cpus <= busiest->idle_cpus + slack
-  | "busy_dst_not_overloaded"    // 5.x: busiest not overloaded and this CPU is busy
-  | "busiest_single_task"        // 5.x: busiest->sum_h_nr_running == 1
-  | "local_busier_type"          // 5.x: local->group_type > busiest->group_type
-  | "zero_imbalance"             // calculate_imbalance left env->imbalance == 0
-  | "no_busiest_queue"           // find_busiest_queue found no rq
-  | "all_pinned";                // every candidate source was pinned away
+  | "should_we_balance" // another CPU of the local group balances this level
+  | "no_busiest" // no candidate group
+  | "busiest_no_tasks" // busiest->sum_nr_running == 0
+  | "local_ge_busiest" // this_load >= max_load / local avg_load >= busiest avg_load
+  | "local_ge_domain_avg" // this group is already above the domain average
+  | "imbalance_pct" // 100*busiest <= imbalance_pct*local
+  | "max_load_le_load_per_task" // 2.6.29: max_load <= busiest_load_per_task
+  | "idle_cpus" // local->idle_cpus <= busiest->idle_cpus + slack
+  | "busy_dst_not_overloaded" // 5.x: busiest not overloaded and this CPU is busy
+  | "busiest_single_task" // 5.x: busiest->sum_h_nr_running == 1
+  | "local_busier_type" // 5.x: local->group_type > busiest->group_type
+  | "zero_imbalance" // calculate_imbalance left env->imbalance == 0
+  | "no_busiest_queue" // find_busiest_queue found no rq
+  | "all_pinned"; // every candidate source was pinned away
 
 /** Result of find_busiest_group: the busiest group with env->imbalance set, or balanced. */
 export type FbgResult =
   | { balanced: true; reason: LbBalancedReason; stopBalancing?: boolean; stats?: unknown }
-  | { balanced: false; busiestGroup: SchedGroup; imbalance: number; migrationType: MigrationType; forced: boolean; stats?: unknown };
+  | {
+      balanced: false;
+      busiestGroup: SchedGroup;
+      imbalance: number;
+      migrationType: MigrationType;
+      forced: boolean;
+      stats?: unknown;
+    };
 
 /** One load_balance decision: balanced, or where to pull from and how much. */
 export type LbDecision =
   | { balanced: true; reason: LbBalancedReason }
-  | { balanced: false; busiestGroup: SchedGroup; busiestCpu: number; imbalance: number; migrationType: MigrationType };
+  | {
+      balanced: false;
+      busiestGroup: SchedGroup;
+      busiestCpu: number;
+      imbalance: number;
+      migrationType: MigrationType;
+    };
 
 /** A task load_balance moved. The core performs the move (detach_task/attach_task). */
 export interface LbMigration {
@@ -249,9 +267,9 @@ export interface LbMigration {
 
 /** How a pass ended, for nr_balance_failed and balance_interval accounting. */
 export type LbPassOutcome =
-  | { kind: "balanced"; allPinned: boolean }   // out_balanced / out_all_pinned
-  | { kind: "one_pinned" }                     // active balance refused: busiest->curr pinned
-  | { kind: "moved" }                          // ld_moved > 0
+  | { kind: "balanced"; allPinned: boolean } // out_balanced / out_all_pinned
+  | { kind: "one_pinned" } // active balance refused: busiest->curr pinned
+  | { kind: "moved" } // ld_moved > 0
   | { kind: "failed"; needActive: boolean; activeKicked: boolean; voluntary: boolean };
 
 /** The result of load_balance(). */
@@ -272,17 +290,33 @@ export interface LoadBalanceResult {
 // ---------------------------------------------------------------------------------------------
 // Hooks: names and typed contexts.
 
-export interface FindBusiestGroupCtx { env: LbEnv }
-export interface FindBusiestQueueCtx { env: LbEnv; group: SchedGroup }
-export interface CanMigrateTaskCtx { env: LbEnv; task: LbTask }
-export interface TaskHotCtx { env: LbEnv; task: LbTask }
-export interface NeedActiveBalanceCtx { env: LbEnv }
+export interface FindBusiestGroupCtx {
+  env: LbEnv;
+}
+export interface FindBusiestQueueCtx {
+  env: LbEnv;
+  group: SchedGroup;
+}
+export interface CanMigrateTaskCtx {
+  env: LbEnv;
+  task: LbTask;
+}
+export interface TaskHotCtx {
+  env: LbEnv;
+  task: LbTask;
+}
+export interface NeedActiveBalanceCtx {
+  env: LbEnv;
+}
 
 /** calculate_imbalance's inputs; the hook returns env->imbalance and migration_type. */
 export type CalculateImbalanceCtx =
   | { env: LbEnv; family: "4.x"; sds: SdLbStats48 }
   | { env: LbEnv; family: "5.x"; sds: SdLbStats56 };
-export interface ImbalanceResult { imbalance: number; migrationType: MigrationType }
+export interface ImbalanceResult {
+  imbalance: number;
+  migrationType: MigrationType;
+}
 
 /** The CPU_IDLE idle-CPU test: balanced if local->idle_cpus <= busiest->idle_cpus + slack. */
 export interface IdleImbalanceSlackCtx {
@@ -313,7 +347,11 @@ export interface NumaImbalanceCtx {
   imbNumaNr: number;
 }
 
-export interface GroupClassifyCtx { env: LbEnv; group: SchedGroup; sgs: SgLbStats56 }
+export interface GroupClassifyCtx {
+  env: LbEnv;
+  group: SchedGroup;
+  sgs: SgLbStats56;
+}
 
 export interface GetSdBalanceIntervalCtx {
   sd: SchedDomain;

@@ -16,7 +16,13 @@ import { selectIdleSibling5x, selectTaskRqFair5x, wakeAffine5x } from "./fair_wa
 import { findIdlestGroup2629, findIdlestGroup48, findIdlestGroup5x } from "./fair_wake_idlest";
 import type { SelectTaskRqCtx } from "./fair_wake_common";
 
-export type { FindIdlestGroupCtx, SelectIdleSiblingCtx, SelectTaskRqCtx, WakeAffineCtx, WakeWideCtx } from "./fair_wake_common";
+export type {
+  FindIdlestGroupCtx,
+  SelectIdleSiblingCtx,
+  SelectTaskRqCtx,
+  WakeAffineCtx,
+  WakeWideCtx,
+} from "./fair_wake_common";
 export { idleCpu, wakeState } from "./fair_wake_common";
 
 type Family = "2.6" | "4.x" | "5.x";
@@ -54,50 +60,68 @@ export function simpleSelectTaskRqFair(ctx: SelectTaskRqCtx): number {
   return prevCpu;
 }
 
-defineHook("fair.select_task_rq", "select_task_rq_fair: the CPU a waking, forked or exec'ing fair task is placed on", (era) => {
-  switch (family(era)) {
-    case "2.6":
-      return selectTaskRqFair2629;
-    case "4.x":
-      return selectTaskRqFair48;
-    case "5.x":
-      return selectTaskRqFair5x;
-  }
-});
-
-defineHook("fair.wake_wide", "wake_wide(p): true spreads a 1:N waker's wakees (no affine pull); false before 3.x had it", (era) =>
-  family(era) === "2.6" ? () => false : wakeWide,
+defineHook(
+  "fair.select_task_rq",
+  "select_task_rq_fair: the CPU a waking, forked or exec'ing fair task is placed on",
+  (era) => {
+    switch (family(era)) {
+      case "2.6":
+        return selectTaskRqFair2629;
+      case "4.x":
+        return selectTaskRqFair48;
+      case "5.x":
+        return selectTaskRqFair5x;
+    }
+  },
 );
 
-defineHook("fair.wake_affine", "wake_affine(): the CPU a wakeup targets, the waking CPU (affine) or prev_cpu", (era) => {
-  switch (family(era)) {
-    case "2.6":
-      return wakeAffine2629;
-    case "4.x":
-      return wakeAffine48;
-    case "5.x":
-      return wakeAffine5x;
-  }
-});
+defineHook(
+  "fair.wake_wide",
+  "wake_wide(p): true spreads a 1:N waker's wakees (no affine pull); false before 3.x had it",
+  (era) => (family(era) === "2.6" ? () => false : wakeWide),
+);
 
-defineHook("fair.select_idle_sibling", "select_idle_sibling(p, prev, target): an idle CPU near target, else target (2.6.29: wake_idle)", (era) => {
-  switch (family(era)) {
-    case "2.6":
-      return wakeIdle2629;
-    case "4.x":
-      return selectIdleSibling48;
-    case "5.x":
-      return selectIdleSibling5x;
-  }
-});
+defineHook(
+  "fair.wake_affine",
+  "wake_affine(): the CPU a wakeup targets, the waking CPU (affine) or prev_cpu",
+  (era) => {
+    switch (family(era)) {
+      case "2.6":
+        return wakeAffine2629;
+      case "4.x":
+        return wakeAffine48;
+      case "5.x":
+        return wakeAffine5x;
+    }
+  },
+);
 
-defineHook("fair.find_idlest_group", "find_idlest_group(): the sched group a fork/exec (or SD_BALANCE_WAKE wakeup) is pushed to, or null to go down a level", (era) => {
-  switch (family(era)) {
-    case "2.6":
-      return findIdlestGroup2629;
-    case "4.x":
-      return findIdlestGroup48;
-    case "5.x":
-      return findIdlestGroup5x;
-  }
-});
+defineHook(
+  "fair.select_idle_sibling",
+  "select_idle_sibling(p, prev, target): an idle CPU near target, else target (2.6.29: wake_idle)",
+  (era) => {
+    switch (family(era)) {
+      case "2.6":
+        return wakeIdle2629;
+      case "4.x":
+        return selectIdleSibling48;
+      case "5.x":
+        return selectIdleSibling5x;
+    }
+  },
+);
+
+defineHook(
+  "fair.find_idlest_group",
+  "find_idlest_group(): the sched group a fork/exec (or SD_BALANCE_WAKE wakeup) is pushed to, or null to go down a level",
+  (era) => {
+    switch (family(era)) {
+      case "2.6":
+        return findIdlestGroup2629;
+      case "4.x":
+        return findIdlestGroup48;
+      case "5.x":
+        return findIdlestGroup5x;
+    }
+  },
+);

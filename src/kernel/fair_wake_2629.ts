@@ -18,8 +18,18 @@ import { sourceLoad, targetLoad } from "./cpu_load";
 import { cpuAvgLoadPerTask } from "./fair_lb_common";
 import { bump } from "./counters";
 import {
-  countIdlestPlacement, countWakePlacement, currentOn, idleCpu, sdFlagOf, spanHas, wakeState, WF_SYNC,
-  type SelectIdleSiblingCtx, type SelectTaskRqCtx, type WakeAffineCtx, type WakeState,
+  countIdlestPlacement,
+  countWakePlacement,
+  currentOn,
+  idleCpu,
+  sdFlagOf,
+  spanHas,
+  wakeState,
+  WF_SYNC,
+  type SelectIdleSiblingCtx,
+  type SelectTaskRqCtx,
+  type WakeAffineCtx,
+  type WakeState,
 } from "./fair_wake_common";
 import { schedBalanceSelf } from "./fair_wake_idlest";
 
@@ -27,7 +37,12 @@ import { schedBalanceSelf } from "./fair_wake_idlest";
 const ALWAYS_BIAS = { LB_BIAS: true };
 
 /** The loads wake_affine and the passive-balance test compare (computed by the caller in 2.6.29). */
-function wakeLoads(k: Kernel, sd: SchedDomain, thisCpu: number, prevCpu: number): { load: number; thisLoad: number; imbalance: number } {
+function wakeLoads(
+  k: Kernel,
+  sd: SchedDomain,
+  thisCpu: number,
+  prevCpu: number,
+): { load: number; thisLoad: number; imbalance: number } {
   const idx = sd.wakeIdx;
   return {
     load: sourceLoad(k.lbRq(prevCpu), idx, k.era, ALWAYS_BIAS),
@@ -60,7 +75,11 @@ export function wakeAffine2629(ctx: WakeAffineCtx): number {
   // this newly woken task.
   if (sync && balanced) return thisCpu;
   const tlPerTask = cpuAvgLoadPerTask(k.lbRq(thisCpu), k.era);
-  if (balanced || (tl <= load && tl + targetLoad(k.lbRq(prevCpu), sd.wakeIdx, k.era, ALWAYS_BIAS) <= tlPerTask)) return thisCpu;
+  if (
+    balanced ||
+    (tl <= load && tl + targetLoad(k.lbRq(prevCpu), sd.wakeIdx, k.era, ALWAYS_BIAS) <= tlPerTask)
+  )
+    return thisCpu;
   return prevCpu;
 }
 
@@ -79,7 +98,8 @@ export function wakeIdle2629(ctx: SelectIdleSiblingCtx): number {
   for (const sd of k.domains.domains[cpu]) {
     if (!(sd.flags & SD_WAKE_IDLE)) break;
     for (const i of sd.span) {
-      if (p.cpusAllowed[i] && k.rqs[i].online && idleCpu(k, i)) return i === cpu ? cpu : st.noteSis("wake_idle", i);
+      if (p.cpusAllowed[i] && k.rqs[i].online && idleCpu(k, i))
+        return i === cpu ? cpu : st.noteSis("wake_idle", i);
     }
   }
   return cpu;
@@ -100,7 +120,10 @@ export function selectTaskRqFair2629(ctx: SelectTaskRqCtx): number {
   const cpu = selectWake2629(k, st, p, prevCpu, thisCpu, (wakeFlags & WF_SYNC) !== 0);
   if (cpu === WAKE_AFFINE || cpu === WAKE_BALANCE) {
     // wake_affine or passive balancing chose this_cpu directly (no wake_idle after them).
-    bump(k.counters.wakePlacement, cpu === WAKE_BALANCE ? "wake_balance" : idleCpu(k, thisCpu) ? "affine" : "affine_busy");
+    bump(
+      k.counters.wakePlacement,
+      cpu === WAKE_BALANCE ? "wake_balance" : idleCpu(k, thisCpu) ? "affine" : "affine_busy",
+    );
     return thisCpu;
   }
   countWakePlacement(k, st, cpu, prevCpu, thisCpu);
@@ -111,7 +134,14 @@ const WAKE_AFFINE = -1;
 const WAKE_BALANCE = -2;
 
 /** The decision itself: a CPU from wake_idle, or WAKE_AFFINE / WAKE_BALANCE meaning this_cpu. */
-function selectWake2629(k: Kernel, st: WakeState, p: Task, prevCpu: number, thisCpu: number, sync: boolean): number {
+function selectWake2629(
+  k: Kernel,
+  st: WakeState,
+  p: Task,
+  prevCpu: number,
+  thisCpu: number,
+  sync: boolean,
+): number {
   const wakeIdle = st.selectIdleSibling;
   if (prevCpu === thisCpu) return wakeIdle({ k, p, prev: prevCpu, target: prevCpu, thisCpu });
   // this_sd is the first domain that both this_cpu and prev_cpu are present in
@@ -122,7 +152,8 @@ function selectWake2629(k: Kernel, st: WakeState, p: Task, prevCpu: number, this
       break;
     }
   }
-  if (!p.cpusAllowed[thisCpu] || !thisSd) return wakeIdle({ k, p, prev: prevCpu, target: prevCpu, thisCpu });
+  if (!p.cpusAllowed[thisCpu] || !thisSd)
+    return wakeIdle({ k, p, prev: prevCpu, target: prevCpu, thisCpu });
   if (st.wakeAffine({ k, p, sd: thisSd, thisCpu, prevCpu, sync }) === thisCpu) return WAKE_AFFINE;
   // Start passive balancing when half the imbalance_pct limit is reached.
   if (thisSd.flags & SD_WAKE_BALANCE) {

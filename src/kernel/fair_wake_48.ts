@@ -16,8 +16,20 @@
 import { SD_BALANCE_WAKE, SD_LOAD_BALANCE, SD_WAKE_AFFINE, type SchedDomain } from "./sched_domain";
 import { sourceLoad, targetLoad } from "./cpu_load";
 import {
-  countIdlestPlacement, countWakePlacement, currentOn, cpusShareCache, idleCpu, intersectsAllowed, sdFlagOf, spanHas,
-  wakeState, WF_SYNC, type SelectIdleSiblingCtx, type SelectTaskRqCtx, type WakeAffineCtx, type WakeWideCtx,
+  countIdlestPlacement,
+  countWakePlacement,
+  currentOn,
+  cpusShareCache,
+  idleCpu,
+  intersectsAllowed,
+  sdFlagOf,
+  spanHas,
+  wakeState,
+  WF_SYNC,
+  type SelectIdleSiblingCtx,
+  type SelectTaskRqCtx,
+  type WakeAffineCtx,
+  type WakeWideCtx,
 } from "./fair_wake_common";
 import { idlestLoop } from "./fair_wake_idlest";
 
@@ -99,7 +111,9 @@ export function selectTaskRqFair48(ctx: SelectTaskRqCtx): number {
   let newCpu = prevCpu;
   let wantAffine = false;
   if (sdFlag & SD_BALANCE_WAKE) {
-    wantAffine = !st.wakeWide({ k, p, waker: currentOn(k, ctx.wakerCpu), factor: k.domains.sdLlcSize[cpu] }) && p.cpusAllowed[cpu] === 1;
+    wantAffine =
+      !st.wakeWide({ k, p, waker: currentOn(k, ctx.wakerCpu), factor: k.domains.sdLlcSize[cpu] }) &&
+      p.cpusAllowed[cpu] === 1;
   }
   let affineSd: SchedDomain | null = null;
   let sd: SchedDomain | null = null;
@@ -115,7 +129,11 @@ export function selectTaskRqFair48(ctx: SelectTaskRqCtx): number {
   }
   if (affineSd) {
     sd = null; // Prefer wake_affine over balance flags
-    if (cpu !== prevCpu && st.wakeAffine({ k, p, sd: affineSd, thisCpu: cpu, prevCpu, sync }) === cpu) newCpu = cpu;
+    if (
+      cpu !== prevCpu &&
+      st.wakeAffine({ k, p, sd: affineSd, thisCpu: cpu, prevCpu, sync }) === cpu
+    )
+      newCpu = cpu;
   }
   if (!sd) {
     if (sdFlag & SD_BALANCE_WAKE) {

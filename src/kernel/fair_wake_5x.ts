@@ -34,9 +34,24 @@ import { SD_BALANCE_WAKE, SD_LOAD_BALANCE, SD_WAKE_AFFINE, type SchedDomain } fr
 import type { Kernel } from "./core";
 import type { Rq } from "./rq";
 import {
-  countIdlestPlacement, countWakePlacement, currentOn, cpusShareCache, idleCpu, idleOrSchedIdle, schedIdleCpu, sdFlagOf,
-  spanHas, updateAvg, wakeState, wrapStart, WF_FORK, WF_SYNC, type SelectIdleSiblingCtx, type SelectTaskRqCtx,
-  type WakeAffineCtx, type WakeState,
+  countIdlestPlacement,
+  countWakePlacement,
+  currentOn,
+  cpusShareCache,
+  idleCpu,
+  idleOrSchedIdle,
+  schedIdleCpu,
+  sdFlagOf,
+  spanHas,
+  updateAvg,
+  wakeState,
+  wrapStart,
+  WF_FORK,
+  WF_SYNC,
+  type SelectIdleSiblingCtx,
+  type SelectTaskRqCtx,
+  type WakeAffineCtx,
+  type WakeState,
 } from "./fair_wake_common";
 import { findIdlestCpu5x } from "./fair_wake_idlest";
 
@@ -56,14 +71,22 @@ function idleOrSchedIdleRq(rq: Rq): boolean {
 export function wakeAffineIdle(k: Kernel, thisCpu: number, prevCpu: number, sync: boolean): number {
   // If this_cpu is idle, the wakeup comes from an interrupt: only move if the cache is shared,
   // and an idle cache-affine prev is kept.
-  if (idleCpu(k, thisCpu) && cpusShareCache(k, thisCpu, prevCpu)) return idleCpu(k, prevCpu) ? prevCpu : thisCpu;
+  if (idleCpu(k, thisCpu) && cpusShareCache(k, thisCpu, prevCpu))
+    return idleCpu(k, prevCpu) ? prevCpu : thisCpu;
   if (sync && k.rqs[thisCpu].nrRunning === 1) return thisCpu;
   if (isLate(k) && idleCpu(k, prevCpu)) return prevCpu;
   return -1;
 }
 
 /** wake_affine_weight: -1 stands for nr_cpumask_bits. Loads are cfs_rq load_avg (cpu_load). */
-export function wakeAffineWeight(k: Kernel, sd: SchedDomain, p: Task, thisCpu: number, prevCpu: number, sync: boolean): number {
+export function wakeAffineWeight(
+  k: Kernel,
+  sd: SchedDomain,
+  p: Task,
+  thisCpu: number,
+  prevCpu: number,
+  sync: boolean,
+): number {
   let thisEffLoad = k.rqs[thisCpu].cfs.avg.loadAvg;
   if (sync) {
     const current = currentOn(k, thisCpu);
@@ -88,7 +111,8 @@ export function wakeAffine5x(ctx: WakeAffineCtx): number {
   const { k, p, sd, thisCpu, prevCpu, sync } = ctx;
   let target = -1;
   if (k.features.WA_IDLE) target = wakeAffineIdle(k, thisCpu, prevCpu, sync);
-  if (k.features.WA_WEIGHT && target === -1) target = wakeAffineWeight(k, sd, p, thisCpu, prevCpu, sync);
+  if (k.features.WA_WEIGHT && target === -1)
+    target = wakeAffineWeight(k, sd, p, thisCpu, prevCpu, sync);
   return target === -1 ? prevCpu : target;
 }
 
@@ -127,7 +151,10 @@ function nrIdleScan(k: Kernel, st: WakeState, llc: SchedDomain, llcId: number): 
   const pct = llc.imbalancePct;
   // y = SCHED_CAPACITY_SCALE - x'^2 * pct^2 / (10000 * SCHED_CAPACITY_SCALE), x' = sum_util / llc_weight
   const x = Math.floor(sumUtil / llcWeight);
-  const tmp = Math.min(Math.floor((x * x * pct * pct) / (10000 * SCHED_CAPACITY_SCALE)), SCHED_CAPACITY_SCALE);
+  const tmp = Math.min(
+    Math.floor((x * x * pct * pct) / (10000 * SCHED_CAPACITY_SCALE)),
+    SCHED_CAPACITY_SCALE,
+  );
   const y = Math.floor(((SCHED_CAPACITY_SCALE - tmp) * llcWeight) / SCHED_CAPACITY_SCALE);
   st.nrIdleScan[llcId] = y;
   st.nrIdleScanAt[llcId] = k.now;
@@ -135,7 +162,13 @@ function nrIdleScan(k: Kernel, st: WakeState, llc: SchedDomain, llcId: number): 
 }
 
 /** 5.6 select_idle_core: the first whole-idle SMT core of the LLC, wrapping from target. */
-function selectIdleCore56(k: Kernel, st: WakeState, p: Task, sd: SchedDomain, target: number): number {
+function selectIdleCore56(
+  k: Kernel,
+  st: WakeState,
+  p: Task,
+  sd: SchedDomain,
+  target: number,
+): number {
   if (!st.smtActive) return -1;
   const llcId = k.domains.sdLlcId[target];
   if (!st.hasIdleCores[llcId]) return -1;
@@ -169,7 +202,15 @@ function selectIdleCore56(k: Kernel, st: WakeState, p: Task, sd: SchedDomain, ta
  * core it looks for whole idle cores (remembering the first idle CPU on the way), otherwise for
  * any idle CPU within nr (SIS_PROP in 5.19, SIS_UTIL in 6.19).
  */
-function selectIdleCpu(k: Kernel, st: WakeState, p: Task, sd: SchedDomain, hasIdleCore: boolean, target: number, thisCpu: number): number {
+function selectIdleCpu(
+  k: Kernel,
+  st: WakeState,
+  p: Task,
+  sd: SchedDomain,
+  hasIdleCore: boolean,
+  target: number,
+  thisCpu: number,
+): number {
   const late = isLate(k);
   if (!k.domains.sdLlc[thisCpu]) return -1;
   let nr = INT_MAX;
@@ -264,7 +305,14 @@ export function selectIdleSibling5x(ctx: SelectIdleSiblingCtx): number {
   // 5.6 only when it is used).
   const recent = st.recentUsedCpu(p);
   if (late) st.setRecentUsedCpu(p, prev);
-  if (recent >= 0 && recent !== prev && recent !== target && cpusShareCache(k, recent, target) && idleOrSchedIdle(k, recent) && p.cpusAllowed[recent]) {
+  if (
+    recent >= 0 &&
+    recent !== prev &&
+    recent !== target &&
+    cpusShareCache(k, recent, target) &&
+    idleOrSchedIdle(k, recent) &&
+    p.cpusAllowed[recent]
+  ) {
     if (!late) st.setRecentUsedCpu(p, prev);
     return st.noteSis("recent_used", recent);
   }
@@ -306,7 +354,9 @@ export function selectTaskRqFair5x(ctx: SelectTaskRqCtx): number {
   let newCpu = prevCpu;
   let wantAffine = false;
   if (wake) {
-    wantAffine = !st.wakeWide({ k, p, waker: current, factor: k.domains.sdLlcSize[cpu] }) && p.cpusAllowed[cpu] === 1;
+    wantAffine =
+      !st.wakeWide({ k, p, waker: current, factor: k.domains.sdLlcSize[cpu] }) &&
+      p.cpusAllowed[cpu] === 1;
   } else if (wakeFlags & WF_FORK) {
     st.setRecentUsedCpu(p, prevCpu); // wake_up_new_task: p->recent_used_cpu = task_cpu(p)
   }

@@ -329,7 +329,13 @@ export function wakeState(k: Kernel): WakeState {
  * select_idle_sibling's own finds carry its reason (idle_sibling, idle_core, idle_smt,
  * recent_used). Other results of a patched select_idle_sibling count as "other".
  */
-export function countWakePlacement(k: Kernel, st: WakeState, cpu: number, prev: number, thisCpu: number): void {
+export function countWakePlacement(
+  k: Kernel,
+  st: WakeState,
+  cpu: number,
+  prev: number,
+  thisCpu: number,
+): void {
   let key: string;
   if (st.sisReason !== null && st.sisResult === cpu) key = st.sisReason;
   else if (cpu === prev) key = idleCpu(k, cpu) ? "prev" : "prev_busy";
@@ -340,8 +346,24 @@ export function countWakePlacement(k: Kernel, st: WakeState, cpu: number, prev: 
 }
 
 /** Counts a slow-path (find_idlest_*) placement: forks as fork_*, wakeups as idlest_*. */
-export function countIdlestPlacement(k: Kernel, sdFlag: number, cpu: number, startCpu: number): void {
+export function countIdlestPlacement(
+  k: Kernel,
+  sdFlag: number,
+  cpu: number,
+  startCpu: number,
+): void {
   const moved = cpu !== startCpu;
-  const key = sdFlag === SD_BALANCE_WAKE ? (moved ? "idlest_group" : "idlest_local") : sdFlag === SD_BALANCE_FORK ? (moved ? "fork_idlest_group" : "fork_local") : moved ? "exec_idlest_group" : "exec_local";
+  const key =
+    sdFlag === SD_BALANCE_WAKE
+      ? moved
+        ? "idlest_group"
+        : "idlest_local"
+      : sdFlag === SD_BALANCE_FORK
+        ? moved
+          ? "fork_idlest_group"
+          : "fork_local"
+        : moved
+          ? "exec_idlest_group"
+          : "exec_local";
   bump(k.counters.wakePlacement, key);
 }

@@ -15,7 +15,13 @@ import { SD_BALANCE_WAKE, SD_NUMA, SD_POWERSAVINGS_BALANCE } from "./sched_domai
 import { sourceLoad, targetLoad } from "./cpu_load";
 import { sgDivCpuPower } from "./fair_lb_2629";
 import { adjustNumaImbalance } from "./fair_lb_56";
-import { idleCpu, intersectsAllowed, schedIdleCpu, wakeState, type FindIdlestGroupCtx } from "./fair_wake_common";
+import {
+  idleCpu,
+  intersectsAllowed,
+  schedIdleCpu,
+  wakeState,
+  type FindIdlestGroupCtx,
+} from "./fair_wake_common";
 
 const SCHED_CAPACITY_SCALE = 1024;
 /** 2.6.29 has no LB_BIAS switch: source/target_load always bias with cpu_load[]. */
@@ -73,13 +79,17 @@ function findIdlestGroupByLoad(
 
 /** find_idlest_group, 2.6.29 (kernel/sched.c): group loads over __cpu_power at forkexec_idx. */
 export function findIdlestGroup2629(ctx: FindIdlestGroupCtx): SchedGroup | null {
-  return findIdlestGroupByLoad(ctx, ctx.sd.forkexecIdx, ALWAYS_BIAS, (g, load) => sgDivCpuPower(g, load * SCHED_CAPACITY_SCALE));
+  return findIdlestGroupByLoad(ctx, ctx.sd.forkexecIdx, ALWAYS_BIAS, (g, load) =>
+    sgDivCpuPower(g, load * SCHED_CAPACITY_SCALE),
+  );
 }
 
 /** find_idlest_group, 3.x-4.9: the same over sgc->capacity, load index by sd_flag. */
 export function findIdlestGroup48(ctx: FindIdlestGroupCtx): SchedGroup | null {
   const loadIdx = ctx.sdFlag & SD_BALANCE_WAKE ? ctx.sd.wakeIdx : ctx.sd.forkexecIdx;
-  return findIdlestGroupByLoad(ctx, loadIdx, ctx.k.features, (g, load) => Math.floor((load * SCHED_CAPACITY_SCALE) / g.capacity));
+  return findIdlestGroupByLoad(ctx, loadIdx, ctx.k.features, (g, load) =>
+    Math.floor((load * SCHED_CAPACITY_SCALE) / g.capacity),
+  );
 }
 
 /** find_idlest_cpu, 2.6.29: the least weighted_cpuload (rq->load.weight), ties to this_cpu. */
@@ -141,7 +151,12 @@ export function findIdlestCpu48(k: Kernel, group: SchedGroup, p: Task, thisCpu: 
 
 /** The highest domain of `cpu` narrower than `weight` that carries `sdFlag` (the slow path's
  *  "now try balancing at a lower domain level of new_cpu"). */
-function flaggedDomainBelow(k: Kernel, cpu: number, weight: number, sdFlag: number): SchedDomain | null {
+function flaggedDomainBelow(
+  k: Kernel,
+  cpu: number,
+  weight: number,
+  sdFlag: number,
+): SchedDomain | null {
   let sd: SchedDomain | null = null;
   for (const tmp of k.domains.domains[cpu]) {
     if (weight <= tmp.spanWeight) break;
@@ -154,7 +169,13 @@ function flaggedDomainBelow(k: Kernel, cpu: number, weight: number, sdFlag: numb
  * The 2.6.29 sched_balance_self / 3.x-4.x select_task_rq_fair slow-path loop: find the idlest
  * group at the highest flagged level, its idlest CPU, then go on in that CPU's lower domains.
  */
-export function idlestLoop(k: Kernel, p: Task, start: SchedDomain | null, cpu: number, sdFlag: number): number {
+export function idlestLoop(
+  k: Kernel,
+  p: Task,
+  start: SchedDomain | null,
+  cpu: number,
+  sdFlag: number,
+): number {
   const findGroup = wakeState(k).findIdlestGroup;
   const findCpu = k.era === "2.6.29" ? findIdlestCpu2629 : findIdlestCpu48;
   let sd = start;
@@ -223,8 +244,16 @@ function contributes(p: Task, cpu: number): boolean {
 function updateSgWakeupStats(k: Kernel, sd: SchedDomain, group: SchedGroup, p: Task): WakeupSgs {
   const late = k.era === "5.19" || k.era === "6.19";
   const s: WakeupSgs = {
-    avgLoad: 0, groupLoad: 0, groupUtil: 0, groupRunnable: 0, groupCapacity: group.capacity, groupWeight: group.weight,
-    sumNrRunning: 0, sumHNrRunning: 0, idleCpus: 0, groupType: HAS_SPARE,
+    avgLoad: 0,
+    groupLoad: 0,
+    groupUtil: 0,
+    groupRunnable: 0,
+    groupCapacity: group.capacity,
+    groupWeight: group.weight,
+    sumNrRunning: 0,
+    sumHNrRunning: 0,
+    idleCpus: 0,
+    groupType: HAS_SPARE,
   };
   for (const i of group.cpus) {
     const rq = k.rqs[i];
@@ -251,7 +280,9 @@ function updateSgWakeupStats(k: Kernel, sd: SchedDomain, group: SchedGroup, p: T
   s.groupType = groupClassifyWakeup(sd.imbalancePct, group, s, late);
   // 5.6 computes avg_load for `group_type < group_fully_busy` (has_spare only; fixed in 5.8 to
   // fully_busy and overloaded).
-  const wantAvg = late ? s.groupType === FULLY_BUSY || s.groupType === OVERLOADED : s.groupType < FULLY_BUSY;
+  const wantAvg = late
+    ? s.groupType === FULLY_BUSY || s.groupType === OVERLOADED
+    : s.groupType < FULLY_BUSY;
   if (wantAvg) s.avgLoad = Math.floor((s.groupLoad * SCHED_CAPACITY_SCALE) / s.groupCapacity);
   return s;
 }
@@ -263,9 +294,11 @@ function updateSgWakeupStats(k: Kernel, sd: SchedDomain, group: SchedGroup, p: T
  */
 function groupClassifyWakeup(pct: number, group: SchedGroup, s: WakeupSgs, late: boolean): number {
   const runnableOver = late && s.groupCapacity * pct < s.groupRunnable * 100;
-  if (s.sumNrRunning > s.groupWeight && (s.groupCapacity * 100 < s.groupUtil * pct || runnableOver)) return OVERLOADED;
+  if (s.sumNrRunning > s.groupWeight && (s.groupCapacity * 100 < s.groupUtil * pct || runnableOver))
+    return OVERLOADED;
   if (group.imbalance) return IMBALANCED;
-  const hasCapacity = s.sumNrRunning < s.groupWeight || (!runnableOver && s.groupCapacity * 100 > s.groupUtil * pct);
+  const hasCapacity =
+    s.sumNrRunning < s.groupWeight || (!runnableOver && s.groupCapacity * 100 > s.groupUtil * pct);
   return hasCapacity ? HAS_SPARE : FULLY_BUSY;
 }
 
@@ -296,8 +329,16 @@ export function findIdlestGroup5x(ctx: FindIdlestGroupCtx): SchedGroup | null {
   let local: SchedGroup | null = null;
   let localSgs: WakeupSgs | null = null;
   let idlestSgs: WakeupSgs = {
-    avgLoad: 0xffffffff, groupLoad: 0, groupUtil: 0, groupRunnable: 0, groupCapacity: 0, groupWeight: 0,
-    sumNrRunning: 0, sumHNrRunning: 0, idleCpus: 0, groupType: OVERLOADED,
+    avgLoad: 0xffffffff,
+    groupLoad: 0,
+    groupUtil: 0,
+    groupRunnable: 0,
+    groupCapacity: 0,
+    groupWeight: 0,
+    sumNrRunning: 0,
+    sumHNrRunning: 0,
+    idleCpus: 0,
+    groupType: OVERLOADED,
   };
   for (const group of sd.groups) {
     if (!intersectsAllowed(group.cpus, p)) continue;
@@ -351,7 +392,12 @@ export function findIdlestGroup5x(ctx: FindIdlestGroupCtx): SchedGroup | null {
 }
 
 /** find_idlest_group_cpu (5.x): a SCHED_IDLE-only CPU, else the shallowest idle, else least loaded. */
-export function findIdlestGroupCpu5x(k: Kernel, group: SchedGroup, p: Task, thisCpu: number): number {
+export function findIdlestGroupCpu5x(
+  k: Kernel,
+  group: SchedGroup,
+  p: Task,
+  thisCpu: number,
+): number {
   if (group.weight === 1) return group.cpus[0];
   let minLoad = Infinity;
   let minExitLatency = Infinity;
@@ -384,7 +430,14 @@ export function findIdlestGroupCpu5x(k: Kernel, group: SchedGroup, p: Task, this
 }
 
 /** find_idlest_cpu (5.x): the slow-path loop of select_task_rq_fair. */
-export function findIdlestCpu5x(k: Kernel, p: Task, sd: SchedDomain, cpu: number, prevCpu: number, sdFlag: number): number {
+export function findIdlestCpu5x(
+  k: Kernel,
+  p: Task,
+  sd: SchedDomain,
+  cpu: number,
+  prevCpu: number,
+  sdFlag: number,
+): number {
   if (!intersectsAllowed(sd.span, p)) return prevCpu;
   const findGroup = wakeState(k).findIdlestGroup;
   let newCpu = cpu;

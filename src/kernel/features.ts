@@ -10,8 +10,8 @@ export function isEra(x: unknown): x is Era {
 
 /** sysctl_sched_* and friends, in nanoseconds where they are times (unscaled base values). */
 export interface Tunables {
-  hz: number;                        // CONFIG_HZ
-  sched_latency_ns: number;          // before 1 + ilog2(ncpus) scaling
+  hz: number; // CONFIG_HZ
+  sched_latency_ns: number; // before 1 + ilog2(ncpus) scaling
   sched_min_granularity_ns: number;
   sched_wakeup_granularity_ns: number;
   sched_nr_latency: number;
@@ -104,7 +104,13 @@ export function eraDefaults(era: Era): { tunables: Tunables; features: Features 
       });
       // 2.6.29 had no wakelist (TTWU_QUEUE came in 3.0), no wake_affine feature split.
       // 2.6.29 sched_features.h: LB_BIAS on (source/target_load read cpu_load[]), no wakelist (3.0).
-      Object.assign(features, { TTWU_QUEUE: false, CACHE_HOT_BUDDY: true, LB_BIAS: true, NONTASK_CAPACITY: false, SIS_PROP: false });
+      Object.assign(features, {
+        TTWU_QUEUE: false,
+        CACHE_HOT_BUDDY: true,
+        LB_BIAS: true,
+        NONTASK_CAPACITY: false,
+        SIS_PROP: false,
+      });
       break;
     case "3.19":
       Object.assign(features, { SIS_PROP: false });
@@ -119,7 +125,12 @@ export function eraDefaults(era: Era): { tunables: Tunables; features: Features 
       Object.assign(features, { LB_BIAS: false, RT_PUSH_IPI: true, SIS_PROP: true });
       break;
     case "6.19":
-      Object.assign(features, { LB_BIAS: false, RT_PUSH_IPI: true, SIS_PROP: false, SIS_UTIL: true });
+      Object.assign(features, {
+        LB_BIAS: false,
+        RT_PUSH_IPI: true,
+        SIS_PROP: false,
+        SIS_UTIL: true,
+      });
       break;
   }
   return { tunables, features };

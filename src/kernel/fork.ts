@@ -10,13 +10,15 @@ import { wakeUpNewTask } from "./ttwu";
 export function spawnTask(k: Kernel, spec: SpawnSpec): Task {
   const policy = spec.policy ?? "normal";
   const p = createTask(k, spec.comm, spec.role ?? spec.comm, spec.program);
-  p.setScheduling(policy, spec.nice ?? 0, isRtPolicy(policy) ? spec.rtPriority ?? 1 : 0);
+  p.setScheduling(policy, spec.nice ?? 0, isRtPolicy(policy) ? (spec.rtPriority ?? 1) : 0);
   if (spec.cpus) p.setAffinity(spec.cpus);
   p.workingSetBytes = spec.workingSetBytes ?? 0;
   if (p.schedClass === "fair") k.fair.initTask(p);
   if (spec.cpu !== undefined) {
-    if (!k.rqs[spec.cpu]?.online) throw new Error(`spawn ${spec.comm}: cpu ${spec.cpu} is not an online CPU`);
-    if (!p.cpusAllowed[spec.cpu]) throw new Error(`spawn ${spec.comm}: cpu ${spec.cpu} is outside its affinity`);
+    if (!k.rqs[spec.cpu]?.online)
+      throw new Error(`spawn ${spec.comm}: cpu ${spec.cpu} is not an online CPU`);
+    if (!p.cpusAllowed[spec.cpu])
+      throw new Error(`spawn ${spec.comm}: cpu ${spec.cpu} is outside its affinity`);
   }
   wakeUpNewTask(k, p, spec.cpu);
   return p;

@@ -24,7 +24,11 @@ interface HookDef {
 
 const CATALOG = new Map<string, HookDef>();
 
-export function defineHook<K extends HookName>(name: K, description: string, byEra: (era: Era) => HookTypes[K]): void {
+export function defineHook<K extends HookName>(
+  name: K,
+  description: string,
+  byEra: (era: Era) => HookTypes[K],
+): void {
   if (CATALOG.has(name)) throw new Error(`hook ${name} is defined twice`);
   CATALOG.set(name, { name, description, byEra: byEra as unknown as (era: Era) => AnyFn });
 }
@@ -53,7 +57,10 @@ export interface HookReplacementEntry {
 export class Hooks {
   private readonly impls = new Map<string, AnyFn>();
 
-  constructor(readonly era: Era, replacements: readonly HookReplacementEntry[] = []) {
+  constructor(
+    readonly era: Era,
+    replacements: readonly HookReplacementEntry[] = [],
+  ) {
     for (const def of CATALOG.values()) this.impls.set(def.name, def.byEra(era));
     for (const r of replacements) {
       assertHookName(r.hook, `patch ${r.patch}`);

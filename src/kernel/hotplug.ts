@@ -14,7 +14,8 @@ function rebuild(k: Kernel): void {
 /** Takes `cpu` offline: rebuild the domains without it, then move its tasks elsewhere. */
 export function cpuDown(k: Kernel, cpu: number): void {
   const rq = k.rqs[cpu];
-  if (!rq) throw new Error(`hotplug: cpu must be an integer from 0 to ${k.rqs.length - 1} (got ${cpu})`);
+  if (!rq)
+    throw new Error(`hotplug: cpu must be an integer from 0 to ${k.rqs.length - 1} (got ${cpu})`);
   if (!rq.online) return;
   if (k.onlineCount() === 1) throw new Error(`hotplug: cpu${cpu} is the last online CPU`);
   rq.online = false;
@@ -39,7 +40,11 @@ export function cpuDown(k: Kernel, cpu: number): void {
   }
   // Sleeping tasks keep task_cpu(); their next wakeup picks an online CPU.
   for (const p of k.tasks) {
-    if (p.cpu === cpu && p.state !== TASK_RUNNING && !p.cpusAllowed.some((v, i) => v === 1 && k.rqs[i].online)) {
+    if (
+      p.cpu === cpu &&
+      p.state !== TASK_RUNNING &&
+      !p.cpusAllowed.some((v, i) => v === 1 && k.rqs[i].online)
+    ) {
       p.setAffinity(k.rqs.filter((r) => r.online).map((r) => r.cpu));
     }
   }
@@ -50,7 +55,8 @@ export function cpuDown(k: Kernel, cpu: number): void {
 /** Brings `cpu` back online and rebuilds the domains with it. */
 export function cpuUp(k: Kernel, cpu: number): void {
   const rq = k.rqs[cpu];
-  if (!rq) throw new Error(`hotplug: cpu must be an integer from 0 to ${k.rqs.length - 1} (got ${cpu})`);
+  if (!rq)
+    throw new Error(`hotplug: cpu must be an integer from 0 to ${k.rqs.length - 1} (got ${cpu})`);
   if (rq.online) return;
   rq.online = true;
   k.rt.rqOnline(rq);

@@ -7,7 +7,10 @@ import type { LbRq, LbTask } from "./fair_lb_types";
 import { updateCfsRqLoadAvg } from "./pelt";
 
 export class TaskView implements LbTask {
-  constructor(readonly p: Task, private readonly k: Kernel) {}
+  constructor(
+    readonly p: Task,
+    private readonly k: Kernel,
+  ) {}
   get pid(): number {
     return this.p.pid;
   }
@@ -43,7 +46,10 @@ export class TaskView implements LbTask {
 }
 
 export class RqView implements LbRq {
-  constructor(readonly rq: Rq, private readonly k: Kernel) {}
+  constructor(
+    readonly rq: Rq,
+    private readonly k: Kernel,
+  ) {}
   get cpu(): number {
     return this.rq.cpu;
   }
@@ -97,7 +103,8 @@ export class RqView implements LbRq {
   /** The cfs_rq averages decayed to now (update_blocked_averages before balancing). */
   private freshAvg() {
     const cfs = this.rq.cfs;
-    if (this.k.fair.pelt && cfs.avg.lastUpdateTime !== this.k.now) updateCfsRqLoadAvg(this.k.now, cfs);
+    if (this.k.fair.pelt && cfs.avg.lastUpdateTime !== this.k.now)
+      updateCfsRqLoadAvg(this.k.now, cfs);
     return cfs.avg;
   }
 }

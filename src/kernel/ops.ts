@@ -3,7 +3,20 @@
 import type { Channel } from "./channel";
 import type { Policy } from "./prio";
 
-export type OpName = "run" | "sleep" | "send" | "recv" | "wait" | "wake" | "yield" | "nice" | "policy" | "affinity" | "call" | "fork" | "exit";
+export type OpName =
+  | "run"
+  | "sleep"
+  | "send"
+  | "recv"
+  | "wait"
+  | "wake"
+  | "yield"
+  | "nice"
+  | "policy"
+  | "affinity"
+  | "call"
+  | "fork"
+  | "exit";
 
 export const OP_RUN = 0;
 export const OP_SLEEP = 1;
@@ -20,8 +33,19 @@ export const OP_EXIT = 11;
 export const OP_FORK = 12;
 
 const KIND: Record<OpName, number> = {
-  run: OP_RUN, sleep: OP_SLEEP, send: OP_SEND, recv: OP_RECV, wait: OP_WAIT, wake: OP_WAKE,
-  yield: OP_YIELD, nice: OP_NICE, policy: OP_POLICY, affinity: OP_AFFINITY, call: OP_CALL, fork: OP_FORK, exit: OP_EXIT,
+  run: OP_RUN,
+  sleep: OP_SLEEP,
+  send: OP_SEND,
+  recv: OP_RECV,
+  wait: OP_WAIT,
+  wake: OP_WAKE,
+  yield: OP_YIELD,
+  nice: OP_NICE,
+  policy: OP_POLICY,
+  affinity: OP_AFFINITY,
+  call: OP_CALL,
+  fork: OP_FORK,
+  exit: OP_EXIT,
 };
 
 /**
@@ -60,16 +84,29 @@ export const run = (ns: number): Op => mk("run", (o) => (o.ns = ns));
 /** Sleep for `ns` (hrtimer); the task is woken by a timer on its CPU. */
 export const sleep = (ns: number): Op => mk("sleep", (o) => (o.ns = ns));
 /** Write `bytes` to a channel; wakes a blocked reader (a sync wakeup if `sync`). */
-export const send = (ch: Channel, bytes: number, sync = true): Op => mk("send", (o) => { o.ch = ch; o.bytes = bytes; o.sync = sync; });
+export const send = (ch: Channel, bytes: number, sync = true): Op =>
+  mk("send", (o) => {
+    o.ch = ch;
+    o.bytes = bytes;
+    o.sync = sync;
+  });
 /** Read one message from a channel, blocking while it is empty. */
 export const recv = (ch: Channel): Op => mk("recv", (o) => (o.ch = ch));
 /** Block until another task wakes this one with `wake` (futex-style wait). */
 export const wait = (): Op => new Op("wait");
 /** Wake a task blocked in `wait` (wake_up_process). */
-export const wake = (pid: number, sync = false): Op => mk("wake", (o) => { o.pid = pid; o.sync = sync; });
+export const wake = (pid: number, sync = false): Op =>
+  mk("wake", (o) => {
+    o.pid = pid;
+    o.sync = sync;
+  });
 export const yieldCpu = (): Op => new Op("yield");
 export const setNice = (nice: number): Op => mk("nice", (o) => (o.nice = nice));
-export const setPolicy = (policy: Policy, rtPriority = 0): Op => mk("policy", (o) => { o.policy = policy; o.rtPriority = rtPriority; });
+export const setPolicy = (policy: Policy, rtPriority = 0): Op =>
+  mk("policy", (o) => {
+    o.policy = policy;
+    o.rtPriority = rtPriority;
+  });
 export const setAffinity = (cpus: number[]): Op => mk("affinity", (o) => (o.cpus = [...cpus]));
 /** Run a kernel-side callback in this task's context (used by kernel threads). */
 export const call = (fn: () => void): Op => mk("call", (o) => (o.fn = fn));

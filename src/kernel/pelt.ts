@@ -11,12 +11,10 @@ export const SCHED_CAPACITY_SCALE = 1 << SCHED_CAPACITY_SHIFT;
 
 /** runnable_avg_yN_inv[n] = y^n * 2^32 with y^32 = 0.5 (sched-pelt.h, generated). */
 export const runnable_avg_yN_inv: readonly number[] = [
-  0xffffffff, 0xfa83b2da, 0xf5257d14, 0xefe4b99a, 0xeac0c6e6, 0xe5b906e6,
-  0xe0ccdeeb, 0xdbfbb796, 0xd744fcc9, 0xd2a81d91, 0xce248c14, 0xc9b9bd85,
-  0xc5672a10, 0xc12c4cc9, 0xbd08a39e, 0xb8fbaf46, 0xb504f333, 0xb123f581,
-  0xad583ee9, 0xa9a15ab4, 0xa5fed6a9, 0xa2704302, 0x9ef5325f, 0x9b8d39b9,
-  0x9837f050, 0x94f4efa8, 0x91c3d373, 0x8ea4398a, 0x8b95c1e3, 0x88980e80,
-  0x85aac367, 0x82cd8698,
+  0xffffffff, 0xfa83b2da, 0xf5257d14, 0xefe4b99a, 0xeac0c6e6, 0xe5b906e6, 0xe0ccdeeb, 0xdbfbb796,
+  0xd744fcc9, 0xd2a81d91, 0xce248c14, 0xc9b9bd85, 0xc5672a10, 0xc12c4cc9, 0xbd08a39e, 0xb8fbaf46,
+  0xb504f333, 0xb123f581, 0xad583ee9, 0xa9a15ab4, 0xa5fed6a9, 0xa2704302, 0x9ef5325f, 0x9b8d39b9,
+  0x9837f050, 0x94f4efa8, 0x91c3d373, 0x8ea4398a, 0x8b95c1e3, 0x88980e80, 0x85aac367, 0x82cd8698,
 ];
 
 /** struct sched_avg. Sums and averages are integers, as in the kernel. */
@@ -32,7 +30,16 @@ export interface SchedAvg {
 }
 
 export function createSchedAvg(): SchedAvg {
-  return { lastUpdateTime: 0, loadSum: 0, runnableSum: 0, utilSum: 0, periodContrib: 0, loadAvg: 0, runnableAvg: 0, utilAvg: 0 };
+  return {
+    lastUpdateTime: 0,
+    loadSum: 0,
+    runnableSum: 0,
+    utilSum: 0,
+    periodContrib: 0,
+    loadAvg: 0,
+    runnableAvg: 0,
+    utilAvg: 0,
+  };
 }
 
 const TWO32 = 4294967296;
@@ -72,7 +79,13 @@ export function accumulatePeltSegments(periods: number, d1: number, d3: number):
  * accumulate_sum: decay the sums over the crossed periods, then add this update's contribution
  * (d1 remainder of the old period, full periods d2, d3 of the current one). Returns periods.
  */
-export function accumulateSum(delta: number, sa: SchedAvg, load: number, runnable: number, running: boolean): number {
+export function accumulateSum(
+  delta: number,
+  sa: SchedAvg,
+  load: number,
+  runnable: number,
+  running: boolean,
+): number {
   let contrib = delta; // p == 0 -> delta < 1024
   delta += sa.periodContrib;
   const periods = Math.floor(delta / 1024);
@@ -95,7 +108,13 @@ export function accumulateSum(delta: number, sa: SchedAvg, load: number, runnabl
  * ___update_load_sum: advance the sums to `now` (ns). Returns true when a period boundary was
  * crossed, i.e. when the averages must be recomputed.
  */
-export function ___updateLoadSum(now: number, sa: SchedAvg, load: number, runnable: number, running: boolean): boolean {
+export function ___updateLoadSum(
+  now: number,
+  sa: SchedAvg,
+  load: number,
+  runnable: number,
+  running: boolean,
+): boolean {
   let delta = now - sa.lastUpdateTime;
   if (delta < 0) {
     sa.lastUpdateTime = now; // time went backwards
@@ -198,11 +217,20 @@ export function updateCfsRqLoadAvg(now: number, cfs: PeltCfsRq): boolean {
     const divider = getPeltDivider(sa);
     const r = cfs.removed;
     sa.loadAvg = subPositive(sa.loadAvg, r.loadAvg);
-    sa.loadSum = Math.max(subPositive(sa.loadSum, r.loadAvg * divider), sa.loadAvg * PELT_MIN_DIVIDER);
+    sa.loadSum = Math.max(
+      subPositive(sa.loadSum, r.loadAvg * divider),
+      sa.loadAvg * PELT_MIN_DIVIDER,
+    );
     sa.utilAvg = subPositive(sa.utilAvg, r.utilAvg);
-    sa.utilSum = Math.max(subPositive(sa.utilSum, r.utilAvg * divider), sa.utilAvg * PELT_MIN_DIVIDER);
+    sa.utilSum = Math.max(
+      subPositive(sa.utilSum, r.utilAvg * divider),
+      sa.utilAvg * PELT_MIN_DIVIDER,
+    );
     sa.runnableAvg = subPositive(sa.runnableAvg, r.runnableAvg);
-    sa.runnableSum = Math.max(subPositive(sa.runnableSum, r.runnableAvg * divider), sa.runnableAvg * PELT_MIN_DIVIDER);
+    sa.runnableSum = Math.max(
+      subPositive(sa.runnableSum, r.runnableAvg * divider),
+      sa.runnableAvg * PELT_MIN_DIVIDER,
+    );
     cfs.removed = createPeltRemoved();
     decayed = true;
   }
@@ -218,7 +246,10 @@ export function enqueueLoadAvg(cfs: PeltCfsRq, se: PeltEntity): void {
 /** dequeue_load_avg. */
 export function dequeueLoadAvg(cfs: PeltCfsRq, se: PeltEntity): void {
   cfs.avg.loadAvg = subPositive(cfs.avg.loadAvg, se.avg.loadAvg);
-  cfs.avg.loadSum = Math.max(subPositive(cfs.avg.loadSum, se.weight * se.avg.loadSum), cfs.avg.loadAvg * PELT_MIN_DIVIDER);
+  cfs.avg.loadSum = Math.max(
+    subPositive(cfs.avg.loadSum, se.weight * se.avg.loadSum),
+    cfs.avg.loadAvg * PELT_MIN_DIVIDER,
+  );
 }
 
 /**
@@ -248,7 +279,10 @@ export function detachEntityLoadAvg(cfs: PeltCfsRq, se: PeltEntity): void {
   sa.utilAvg = subPositive(sa.utilAvg, se.avg.utilAvg);
   sa.utilSum = Math.max(subPositive(sa.utilSum, se.avg.utilSum), sa.utilAvg * PELT_MIN_DIVIDER);
   sa.runnableAvg = subPositive(sa.runnableAvg, se.avg.runnableAvg);
-  sa.runnableSum = Math.max(subPositive(sa.runnableSum, se.avg.runnableSum), sa.runnableAvg * PELT_MIN_DIVIDER);
+  sa.runnableSum = Math.max(
+    subPositive(sa.runnableSum, se.avg.runnableSum),
+    sa.runnableAvg * PELT_MIN_DIVIDER,
+  );
 }
 
 /** sync_entity_load_avg: bring a blocked entity up to the cfs_rq's last update. */
@@ -279,7 +313,13 @@ export const DO_DETACH = 0x8;
  * then attach a migrated entity (DO_ATTACH, at enqueue) or detach one (DO_DETACH).
  * `running` is cfs_rq->curr == se. Returns whether the cfs_rq averages changed.
  */
-export function updateLoadAvg(now: number, cfs: PeltCfsRq, se: PeltEntity, running: boolean, flags = 0): boolean {
+export function updateLoadAvg(
+  now: number,
+  cfs: PeltCfsRq,
+  se: PeltEntity,
+  running: boolean,
+  flags = 0,
+): boolean {
   if (se.avg.lastUpdateTime && !(flags & SKIP_AGE_LOAD)) __updateLoadAvgSe(now, se, running);
   const decayed = updateCfsRqLoadAvg(now, cfs);
   if (!se.avg.lastUpdateTime && flags & DO_ATTACH) {
@@ -298,7 +338,12 @@ export function updateLoadAvg(now: number, cfs: PeltCfsRq, se: PeltEntity, runni
  * old rq lock (TASK_ON_RQ_MIGRATING); a waking task is removed lazily. Either way the new CPU
  * sees last_update_time == 0 and attaches it at enqueue.
  */
-export function migrateTaskRqFairPelt(now: number, oldCfs: PeltCfsRq, se: PeltEntity, queued: boolean): void {
+export function migrateTaskRqFairPelt(
+  now: number,
+  oldCfs: PeltCfsRq,
+  se: PeltEntity,
+  queued: boolean,
+): void {
   if (queued) {
     updateLoadAvg(now, oldCfs, se, false, DO_DETACH);
   } else {

@@ -9,7 +9,12 @@ import type { ClassName, Task } from "./task";
 import { MAX_RT_PRIO } from "./prio";
 import { CpuPri, CPUPRI_INVALID, cpupriNumbering, rqCpupriPrio, type CpupriTask } from "./cpupri";
 import {
-  pullBeforePick, rtPostSchedule, rtPrioChanged, rtRqOffline, rtRqOnline, rtTaskWoken,
+  pullBeforePick,
+  rtPostSchedule,
+  rtPrioChanged,
+  rtRqOffline,
+  rtRqOnline,
+  rtTaskWoken,
 } from "./rt_push";
 import "./rt_select";
 
@@ -43,7 +48,9 @@ export class RtRootDomain {
 
   /** cpupri_set(cpu, highest_prio.curr), or INVALID for an offline CPU. */
   updateCpupri(rq: Rq): void {
-    const prio = rq.online ? rqCpupriPrio(this.cpupri.numbering, rq.rt.highestPrio) : CPUPRI_INVALID;
+    const prio = rq.online
+      ? rqCpupriPrio(this.cpupri.numbering, rq.rt.highestPrio)
+      : CPUPRI_INVALID;
     this.cpupri.set(rq.cpu, prio);
   }
 

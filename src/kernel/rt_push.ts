@@ -62,13 +62,20 @@ export function findLockLowestRq(k: Kernel, task: Task, rq: Rq): Rq | null {
     if (cpu === -1 || cpu === rq.cpu) break;
     const lowest = k.rqs[cpu];
     // v4.0+: it runs something at least as important; retrying would not release any lock.
-    if (!k.hooks.get("rt.target_feasible")({ k, p: task, target: cpu, site: "find_lock_lowest_rq" })) {
+    if (
+      !k.hooks.get("rt.target_feasible")({ k, p: task, target: cpu, site: "find_lock_lowest_rq" })
+    ) {
       other(k, "rt_push_infeasible");
       break;
     }
     if (doubleLockBalance(k, rq, lowest, "rt_push")) {
       // Our lock was dropped: the task may have moved, run, or changed.
-      const valid = task.cpu === rq.cpu && task.cpusAllowed[cpu] === 1 && !task.onCpu && rtTask(task) && task.onRq === TASK_ON_RQ_QUEUED;
+      const valid =
+        task.cpu === rq.cpu &&
+        task.cpusAllowed[cpu] === 1 &&
+        !task.onCpu &&
+        rtTask(task) &&
+        task.onRq === TASK_ON_RQ_QUEUED;
       if (!valid) break;
     }
     if (lowest.rt.highestPrio > task.prio) return lowest;
@@ -222,7 +229,9 @@ export function rtTaskWoken(k: Kernel, rq: Rq, p: Task): void {
   if (p.nrCpusAllowed <= 1 || !rtTask(curr)) return;
   // 3.19/4.8 also asked has_pushable_tasks; 6.x leaves that to push_rt_task.
   if (!eraAtLeast(k.era, "5.6") && rq.rt.pushable.length === 0) return;
-  const push = curr.nrCpusAllowed < 2 || k.hooks.get("rt.wakeup_push_cond")({ k, rq, curr, p, site: "task_woken" });
+  const push =
+    curr.nrCpusAllowed < 2 ||
+    k.hooks.get("rt.wakeup_push_cond")({ k, rq, curr, p, site: "task_woken" });
   if (!push) return;
   other(k, "rt_task_woken_push");
   pushRtTasks(k, rq);
@@ -267,7 +276,13 @@ export function rtPostSchedule(k: Kernel, rq: Rq): void {
  * switched_from_rt / switched_to_rt / prio_changed_rt, after __sched_setscheduler moved p
  * (still queued on rq) to its new class or prio.
  */
-export function rtPrioChanged(k: Kernel, rq: Rq, p: Task, oldClass: ClassName, oldPrio: number): void {
+export function rtPrioChanged(
+  k: Kernel,
+  rq: Rq,
+  p: Task,
+  oldClass: ClassName,
+  oldPrio: number,
+): void {
   if (p.onRq === 0) return;
   if (oldClass === "rt" && p.schedClass !== "rt") {
     // We were the last RT task here: pull now, nothing else will.

@@ -113,7 +113,9 @@ export function findLowestRqDefault(ctx: FindLowestRqCtx): number {
     if (!(sd.flags & SD_WAKE_AFFINE)) continue;
     // "this_cpu" is cheaper to preempt than a remote processor.
     if (thisCpu !== -1 && sd.span.includes(thisCpu)) return thisCpu;
-    const best = distribute ? anyAndDistribute(k, mask, (c) => sd.span.includes(c)) : firstAnd(mask, sd.span);
+    const best = distribute
+      ? anyAndDistribute(k, mask, (c) => sd.span.includes(c))
+      : firstAnd(mask, sd.span);
     if (best >= 0) return best;
   }
   if (thisCpu !== -1) return thisCpu;
@@ -136,11 +138,19 @@ export function selectTaskRqRtDefault(ctx: SelectTaskRqRtCtx): number {
   const rq = k.rqs[prevCpu];
   const curr = rq.curr; // unlocked read
   if (!curr || !rtTask(curr)) return prevCpu;
-  const push = curr.nrCpusAllowed < 2 || k.hooks.get("rt.wakeup_push_cond")({ k, rq, curr, p, site: "select_task_rq" });
+  const push =
+    curr.nrCpusAllowed < 2 ||
+    k.hooks.get("rt.wakeup_push_cond")({ k, rq, curr, p, site: "select_task_rq" });
   if (!push) return prevCpu;
   bump(k.counters.other, "rt_select_find_lowest");
-  const target = k.hooks.get("rt.find_lowest_rq")({ k, task: p, taskCpu: prevCpu, thisCpu: ctx.wakerCpu });
-  if (target === -1 || !k.hooks.get("rt.target_feasible")({ k, p, target, site: "select_task_rq" })) return prevCpu;
+  const target = k.hooks.get("rt.find_lowest_rq")({
+    k,
+    task: p,
+    taskCpu: prevCpu,
+    thisCpu: ctx.wakerCpu,
+  });
+  if (target === -1 || !k.hooks.get("rt.target_feasible")({ k, p, target, site: "select_task_rq" }))
+    return prevCpu;
   if (target !== prevCpu) bump(k.counters.wakePlacement, "rt_lowest");
   return target;
 }
@@ -155,7 +165,11 @@ export function targetFeasible40(ctx: TargetFeasibleCtx): boolean {
   return ctx.p.prio < ctx.k.rqs[ctx.target].rt.highestPrio;
 }
 
-defineHook("rt.select_task_rq", "select_task_rq_rt: the CPU a waking or forked RT task is placed on", () => selectTaskRqRtDefault);
+defineHook(
+  "rt.select_task_rq",
+  "select_task_rq_rt: the CPU a waking or forked RT task is placed on",
+  () => selectTaskRqRtDefault,
+);
 defineHook(
   "rt.wakeup_push_cond",
   "select_task_rq_rt / task_woken_rt: move the wakee away from an RT curr that is at least as important (curr->prio <= p->prio)",
@@ -166,4 +180,8 @@ defineHook(
   "select_task_rq_rt / find_lock_lowest_rq: use (or lock) find_lowest_rq's CPU only if p outranks its highest_prio.curr (v4.0+)",
   (era) => (eraAtLeast(era, "4.8") ? targetFeasible40 : () => true),
 );
-defineHook("rt.find_lowest_rq", "find_lowest_rq: the CPU running the least important work that p may preempt (-1: none)", () => findLowestRqDefault);
+defineHook(
+  "rt.find_lowest_rq",
+  "find_lowest_rq: the CPU running the least important work that p may preempt (-1: none)",
+  () => findLowestRqDefault,
+);

@@ -18,13 +18,21 @@ export const SD_WAKE_IDLE = 1 << 13; // 2.6.x
 export const SD_WAKE_BALANCE = 1 << 14; // 2.6.x
 
 export const SD_FLAG_NAMES: ReadonlyArray<[number, string]> = [
-  [SD_LOAD_BALANCE, "SD_LOAD_BALANCE"], [SD_BALANCE_NEWIDLE, "SD_BALANCE_NEWIDLE"],
-  [SD_BALANCE_EXEC, "SD_BALANCE_EXEC"], [SD_BALANCE_FORK, "SD_BALANCE_FORK"],
-  [SD_BALANCE_WAKE, "SD_BALANCE_WAKE"], [SD_WAKE_AFFINE, "SD_WAKE_AFFINE"],
-  [SD_SHARE_CPUCAPACITY, "SD_SHARE_CPUCAPACITY"], [SD_SHARE_PKG_RESOURCES, "SD_SHARE_PKG_RESOURCES"],
-  [SD_SERIALIZE, "SD_SERIALIZE"], [SD_PREFER_SIBLING, "SD_PREFER_SIBLING"], [SD_NUMA, "SD_NUMA"],
-  [SD_ASYM_PACKING, "SD_ASYM_PACKING"], [SD_POWERSAVINGS_BALANCE, "SD_POWERSAVINGS_BALANCE"],
-  [SD_WAKE_IDLE, "SD_WAKE_IDLE"], [SD_WAKE_BALANCE, "SD_WAKE_BALANCE"],
+  [SD_LOAD_BALANCE, "SD_LOAD_BALANCE"],
+  [SD_BALANCE_NEWIDLE, "SD_BALANCE_NEWIDLE"],
+  [SD_BALANCE_EXEC, "SD_BALANCE_EXEC"],
+  [SD_BALANCE_FORK, "SD_BALANCE_FORK"],
+  [SD_BALANCE_WAKE, "SD_BALANCE_WAKE"],
+  [SD_WAKE_AFFINE, "SD_WAKE_AFFINE"],
+  [SD_SHARE_CPUCAPACITY, "SD_SHARE_CPUCAPACITY"],
+  [SD_SHARE_PKG_RESOURCES, "SD_SHARE_PKG_RESOURCES"],
+  [SD_SERIALIZE, "SD_SERIALIZE"],
+  [SD_PREFER_SIBLING, "SD_PREFER_SIBLING"],
+  [SD_NUMA, "SD_NUMA"],
+  [SD_ASYM_PACKING, "SD_ASYM_PACKING"],
+  [SD_POWERSAVINGS_BALANCE, "SD_POWERSAVINGS_BALANCE"],
+  [SD_WAKE_IDLE, "SD_WAKE_IDLE"],
+  [SD_WAKE_BALANCE, "SD_WAKE_BALANCE"],
 ];
 
 export function sdFlagNames(flags: number): string[] {
@@ -36,8 +44,8 @@ export type SdLevel = "SMT" | "SIBLING" | "MC" | "CPU" | "DIE" | "PKG" | "NODE" 
 
 /** struct sched_group (+ sched_group_capacity). One instance per group per CPU's domain. */
 export interface SchedGroup {
-  cpus: number[];      // CPUs of the group, ascending
-  weight: number;      // cpumask_weight(group)
+  cpus: number[]; // CPUs of the group, ascending
+  weight: number; // cpumask_weight(group)
   /** sgc->capacity (4.x+) or __cpu_power (2.6.x), 1024 scale. */
   capacity: number;
   /** sgc->imbalance: a child domain failed to balance because of affinity. */
@@ -49,16 +57,16 @@ export interface SchedGroup {
 /** struct sched_domain, per CPU per level. Mutable balance state lives here as in the kernel. */
 export interface SchedDomain {
   level: SdLevel;
-  cpu: number;             // the CPU this instance belongs to
-  span: number[];          // sched_domain_span, ascending
+  cpu: number; // the CPU this instance belongs to
+  span: number[]; // sched_domain_span, ascending
   spanWeight: number;
   flags: number;
-  groups: SchedGroup[];    // the group containing `cpu` first (sd->groups)
+  groups: SchedGroup[]; // the group containing `cpu` first (sd->groups)
   parent: SchedDomain | null;
   child: SchedDomain | null;
   // per-level parameters (sd_init / SD_*_INIT)
-  minInterval: number;     // ms
-  maxInterval: number;     // ms
+  minInterval: number; // ms
+  maxInterval: number; // ms
   busyFactor: number;
   imbalancePct: number;
   cacheNiceTries: number;
@@ -71,7 +79,7 @@ export interface SchedDomain {
   imbNumaNr: number;
   // balance state
   balanceInterval: number; // ms, starts at minInterval (1 in 2.6.29)
-  lastBalance: number;     // ns
+  lastBalance: number; // ns
   nrBalanceFailed: number;
   maxNewidleLbCost: number; // ns
 }

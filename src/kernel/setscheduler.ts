@@ -6,7 +6,13 @@ import { isRtPolicy } from "./prio";
 import type { Task } from "./task";
 
 /** __sched_setscheduler / set_user_nice: requeue with the new class, prio and weight. */
-export function changeScheduling(k: Kernel, p: Task, policy: Policy, nice: number, rtPriority: number): void {
+export function changeScheduling(
+  k: Kernel,
+  p: Task,
+  policy: Policy,
+  nice: number,
+  rtPriority: number,
+): void {
   const rq = k.rqs[p.cpu];
   const oldClass = p.schedClass;
   const oldPrio = p.prio;

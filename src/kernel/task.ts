@@ -1,7 +1,14 @@
 // struct task_struct and struct sched_entity, reduced to what the scheduler model reads.
 import type { Op, Program, TaskApi } from "./ops";
 import type { Policy } from "./prio";
-import { DEFAULT_PRIO, NICE_0_LOAD, niceToWeight, rtPriorityToPrio, isRtPolicy, WEIGHT_IDLEPRIO } from "./prio";
+import {
+  DEFAULT_PRIO,
+  NICE_0_LOAD,
+  niceToWeight,
+  rtPriorityToPrio,
+  isRtPolicy,
+  WEIGHT_IDLEPRIO,
+} from "./prio";
 import { createSchedAvg, type SchedAvg } from "./pelt";
 
 export const TASK_RUNNING = 0;

@@ -64,7 +64,8 @@ export const groupPower2629: GroupCapacityFn = ({ sd, childGroupCapacities }) =>
   if (
     !child ||
     childGroupCapacities === null ||
-    (!(sd.flags & SD_POWERSAVINGS_BALANCE) && (child.flags & (SD_SHARE_CPUCAPACITY | SD_SHARE_PKG_RESOURCES)) !== 0)
+    (!(sd.flags & SD_POWERSAVINGS_BALANCE) &&
+      (child.flags & (SD_SHARE_CPUCAPACITY | SD_SHARE_PKG_RESOURCES)) !== 0)
   ) {
     return SCHED_CAPACITY_SCALE;
   }
@@ -76,7 +77,12 @@ export const groupPower2629: GroupCapacityFn = ({ sd, childGroupCapacities }) =>
  * of the child's groups, or of the CPUs when the child is a NUMA (SD_OVERLAP) domain whose groups
  * need not tile this group.
  */
-export const groupCapacitySum: GroupCapacityFn = ({ sd, group, childGroupCapacities, cpuCapacity }) => {
+export const groupCapacitySum: GroupCapacityFn = ({
+  sd,
+  group,
+  childGroupCapacities,
+  cpuCapacity,
+}) => {
   if (!sd.child || childGroupCapacities === null || sd.child.flags & SD_NUMA) {
     return sum(group.cpus.map(cpuCapacity));
   }
@@ -99,8 +105,18 @@ function sum(xs: number[]): number {
 /** The per-level parameters sd_init (or SD_*_INIT) sets. */
 type Params = Pick<
   SchedDomain,
-  | "minInterval" | "maxInterval" | "busyFactor" | "imbalancePct" | "cacheNiceTries" | "busyIdx" | "idleIdx"
-  | "newidleIdx" | "wakeIdx" | "forkexecIdx" | "flags" | "balanceInterval"
+  | "minInterval"
+  | "maxInterval"
+  | "busyFactor"
+  | "imbalancePct"
+  | "cacheNiceTries"
+  | "busyIdx"
+  | "idleIdx"
+  | "newidleIdx"
+  | "wakeIdx"
+  | "forkexecIdx"
+  | "flags"
+  | "balanceInterval"
 >;
 
 interface TopologyLevel {
@@ -112,28 +128,86 @@ interface TopologyLevel {
   params: (weight: number) => Params;
 }
 
-const P2629 = (o: Partial<Params> & Pick<Params, "minInterval" | "maxInterval" | "busyFactor" | "imbalancePct" | "flags">): (() => Params) =>
-  () => ({ cacheNiceTries: 0, busyIdx: 0, idleIdx: 0, newidleIdx: 0, wakeIdx: 0, forkexecIdx: 0, balanceInterval: 1, ...o });
+const P2629 =
+  (
+    o: Partial<Params> &
+      Pick<Params, "minInterval" | "maxInterval" | "busyFactor" | "imbalancePct" | "flags">,
+  ): (() => Params) =>
+  () => ({
+    cacheNiceTries: 0,
+    busyIdx: 0,
+    idleIdx: 0,
+    newidleIdx: 0,
+    wakeIdx: 0,
+    forkexecIdx: 0,
+    balanceInterval: 1,
+    ...o,
+  });
 
 // include/linux/topology.h and arch/x86/include/asm/topology.h (x86_64) of 2.6.29, without
 // sched_mc/smt_power_savings (so no SD_BALANCE_NEWIDLE above SIBLING, no POWERSAVINGS_BALANCE).
 const SD_SIBLING_INIT = P2629({
-  minInterval: 1, maxInterval: 2, busyFactor: 64, imbalancePct: 110,
-  flags: SD_LOAD_BALANCE | SD_BALANCE_NEWIDLE | SD_BALANCE_FORK | SD_BALANCE_EXEC | SD_WAKE_AFFINE | SD_WAKE_BALANCE | SD_SHARE_CPUCAPACITY,
+  minInterval: 1,
+  maxInterval: 2,
+  busyFactor: 64,
+  imbalancePct: 110,
+  flags:
+    SD_LOAD_BALANCE |
+    SD_BALANCE_NEWIDLE |
+    SD_BALANCE_FORK |
+    SD_BALANCE_EXEC |
+    SD_WAKE_AFFINE |
+    SD_WAKE_BALANCE |
+    SD_SHARE_CPUCAPACITY,
 });
 const SD_MC_INIT = P2629({
-  minInterval: 1, maxInterval: 4, busyFactor: 64, imbalancePct: 125, cacheNiceTries: 1, busyIdx: 2, wakeIdx: 1, forkexecIdx: 1,
-  flags: SD_LOAD_BALANCE | SD_BALANCE_FORK | SD_BALANCE_EXEC | SD_WAKE_AFFINE | SD_WAKE_BALANCE | SD_SHARE_PKG_RESOURCES,
+  minInterval: 1,
+  maxInterval: 4,
+  busyFactor: 64,
+  imbalancePct: 125,
+  cacheNiceTries: 1,
+  busyIdx: 2,
+  wakeIdx: 1,
+  forkexecIdx: 1,
+  flags:
+    SD_LOAD_BALANCE |
+    SD_BALANCE_FORK |
+    SD_BALANCE_EXEC |
+    SD_WAKE_AFFINE |
+    SD_WAKE_BALANCE |
+    SD_SHARE_PKG_RESOURCES,
 });
 const SD_CPU_INIT = P2629({
-  minInterval: 1, maxInterval: 4, busyFactor: 64, imbalancePct: 125, cacheNiceTries: 1,
-  busyIdx: 2, idleIdx: 1, newidleIdx: 2, wakeIdx: 1, forkexecIdx: 1,
+  minInterval: 1,
+  maxInterval: 4,
+  busyFactor: 64,
+  imbalancePct: 125,
+  cacheNiceTries: 1,
+  busyIdx: 2,
+  idleIdx: 1,
+  newidleIdx: 2,
+  wakeIdx: 1,
+  forkexecIdx: 1,
   flags: SD_LOAD_BALANCE | SD_BALANCE_EXEC | SD_BALANCE_FORK | SD_WAKE_AFFINE | SD_WAKE_BALANCE,
 });
 const SD_NODE_INIT = P2629({
-  minInterval: 8, maxInterval: 32, busyFactor: 32, imbalancePct: 125, cacheNiceTries: 2,
-  busyIdx: 3, idleIdx: 2, newidleIdx: 2, wakeIdx: 1, forkexecIdx: 1,
-  flags: SD_LOAD_BALANCE | SD_BALANCE_EXEC | SD_BALANCE_FORK | SD_WAKE_AFFINE | SD_WAKE_BALANCE | SD_SERIALIZE,
+  minInterval: 8,
+  maxInterval: 32,
+  busyFactor: 32,
+  imbalancePct: 125,
+  cacheNiceTries: 2,
+  busyIdx: 3,
+  idleIdx: 2,
+  newidleIdx: 2,
+  wakeIdx: 1,
+  forkexecIdx: 1,
+  flags:
+    SD_LOAD_BALANCE |
+    SD_BALANCE_EXEC |
+    SD_BALANCE_FORK |
+    SD_WAKE_AFFINE |
+    SD_WAKE_BALANCE |
+    SD_SERIALIZE,
 });
 
 const isLoadIdxEra = (era: Era) => era === "3.19" || era === "4.8";
@@ -145,11 +219,26 @@ function sdInit(era: Era, tlFlags: number, numaDistance: number): (w: number) =>
     const late = era === "5.19" || era === "6.19"; // busy_factor 16, imbalance_pct 117 (v5.10)
     const preferAll = era !== "3.19" && era !== "4.8"; // PREFER_SIBLING on every level but NUMA
     const p: Params = {
-      minInterval: w, maxInterval: 2 * w, balanceInterval: w,
-      busyFactor: late ? 16 : 32, imbalancePct: late ? 117 : 125, cacheNiceTries: 0,
-      busyIdx: 0, idleIdx: 0, newidleIdx: 0, wakeIdx: 0, forkexecIdx: 0,
+      minInterval: w,
+      maxInterval: 2 * w,
+      balanceInterval: w,
+      busyFactor: late ? 16 : 32,
+      imbalancePct: late ? 117 : 125,
+      cacheNiceTries: 0,
+      busyIdx: 0,
+      idleIdx: 0,
+      newidleIdx: 0,
+      wakeIdx: 0,
+      forkexecIdx: 0,
       // SD_LOAD_BALANCE is kept after 5.8 (where every domain balances) so checks stay era-neutral.
-      flags: SD_LOAD_BALANCE | SD_BALANCE_NEWIDLE | SD_BALANCE_EXEC | SD_BALANCE_FORK | SD_WAKE_AFFINE | tlFlags | (preferAll ? SD_PREFER_SIBLING : 0),
+      flags:
+        SD_LOAD_BALANCE |
+        SD_BALANCE_NEWIDLE |
+        SD_BALANCE_EXEC |
+        SD_BALANCE_FORK |
+        SD_WAKE_AFFINE |
+        tlFlags |
+        (preferAll ? SD_PREFER_SIBLING : 0),
     };
     const idx = isLoadIdxEra(era);
     if (p.flags & SD_SHARE_CPUCAPACITY) {
@@ -161,14 +250,21 @@ function sdInit(era: Era, tlFlags: number, numaDistance: number): (w: number) =>
       if (idx) p.busyIdx = 2;
     } else if (p.flags & SD_NUMA) {
       p.cacheNiceTries = 2;
-      if (idx) { p.busyIdx = 3; p.idleIdx = 2; }
+      if (idx) {
+        p.busyIdx = 3;
+        p.idleIdx = 2;
+      }
       p.flags &= ~SD_PREFER_SIBLING;
       p.flags |= SD_SERIALIZE;
-      if (numaDistance > RECLAIM_DISTANCE) p.flags &= ~(SD_BALANCE_EXEC | SD_BALANCE_FORK | SD_WAKE_AFFINE);
+      if (numaDistance > RECLAIM_DISTANCE)
+        p.flags &= ~(SD_BALANCE_EXEC | SD_BALANCE_FORK | SD_WAKE_AFFINE);
     } else {
       p.flags |= idx ? SD_PREFER_SIBLING : 0;
       p.cacheNiceTries = 1;
-      if (idx) { p.busyIdx = 2; p.idleIdx = 1; }
+      if (idx) {
+        p.busyIdx = 2;
+        p.idleIdx = 1;
+      }
     }
     return p;
   };
@@ -176,7 +272,8 @@ function sdInit(era: Era, tlFlags: number, numaDistance: number): (w: number) =>
 
 function topologyLevels(machine: Machine, era: Era): TopologyLevel[] {
   const cpus = machine.cpus;
-  const by = (key: "core" | "llc" | "node") => (cpu: number) => cpus.filter((c) => c[key] === cpus[cpu][key]).map((c) => c.id);
+  const by = (key: "core" | "llc" | "node") => (cpu: number) =>
+    cpus.filter((c) => c[key] === cpus[cpu][key]).map((c) => c.id);
   const smt = by("core"); // cpu_smt_mask / cpu_sibling_map
   const llc = by("llc"); // cpu_coregroup_mask = llc_shared_map (no power-savings policy)
   const node = by("node"); // cpu_cpu_mask = cpumask_of_node
@@ -195,7 +292,10 @@ function topologyLevels(machine: Machine, era: Era): TopologyLevel[] {
       const home = cpus[cpu].node;
       const others = nodesWithCpus
         .filter((k) => k !== home)
-        .sort((a, b) => dist[home][a] - dist[home][b] || ((a - home + nn) % nn) - ((b - home + nn) % nn))
+        .sort(
+          (a, b) =>
+            dist[home][a] - dist[home][b] || ((a - home + nn) % nn) - ((b - home + nn) % nn),
+        )
         .slice(0, SD_NODES_PER_DOMAIN - 1);
       const ok = new Set([home, ...others]);
       return cpus.filter((c) => ok.has(c.node)).map((c) => c.id);
@@ -212,18 +312,34 @@ function topologyLevels(machine: Machine, era: Era): TopologyLevel[] {
   // x86 topology: SMT, MC, DIE (PKG in 6.x). The 5.16+ cluster level (CLS, L2 sharing) is not
   // modelled: on these machines it equals SMT or MC and is removed as degenerate.
   const levels: TopologyLevel[] = [
-    { name: "SMT", mask: smt, overlap: false, params: sdInit(era, SD_SHARE_CPUCAPACITY | SD_SHARE_PKG_RESOURCES, 0) },
+    {
+      name: "SMT",
+      mask: smt,
+      overlap: false,
+      params: sdInit(era, SD_SHARE_CPUCAPACITY | SD_SHARE_PKG_RESOURCES, 0),
+    },
     { name: "MC", mask: llc, overlap: false, params: sdInit(era, SD_SHARE_PKG_RESOURCES, 0) },
     { name: era === "6.19" ? "PKG" : "DIE", mask: node, overlap: false, params: sdInit(era, 0, 0) },
   ];
   // sched_init_numa: one level per distinct distance; 4.19+ adds the identity NODE level first.
   if (era !== "3.19" && era !== "4.8") {
-    levels.push({ name: "NODE", mask: node, overlap: false, params: sdInit(era, 0, LOCAL_DISTANCE) });
+    levels.push({
+      name: "NODE",
+      mask: node,
+      overlap: false,
+      params: sdInit(era, 0, LOCAL_DISTANCE),
+    });
   }
   const distances = new Set<number>();
-  for (const a of nodesWithCpus) for (const b of nodesWithCpus) if (dist[a][b] > LOCAL_DISTANCE) distances.add(dist[a][b]);
+  for (const a of nodesWithCpus)
+    for (const b of nodesWithCpus) if (dist[a][b] > LOCAL_DISTANCE) distances.add(dist[a][b]);
   for (const d of [...distances].sort((a, b) => a - b)) {
-    levels.push({ name: "NUMA", mask: (cpu) => nodesWithin(cpu, d), overlap: true, params: sdInit(era, SD_NUMA, d) });
+    levels.push({
+      name: "NUMA",
+      mask: (cpu) => nodesWithin(cpu, d),
+      overlap: true,
+      params: sdInit(era, SD_NUMA, d),
+    });
   }
   return levels;
 }
@@ -241,19 +357,55 @@ interface DegenerateRules {
 }
 
 function degenerateRules(era: Era): DegenerateRules {
-  const classic = SD_LOAD_BALANCE | SD_BALANCE_NEWIDLE | SD_BALANCE_FORK | SD_BALANCE_EXEC | SD_SHARE_CPUCAPACITY | SD_SHARE_PKG_RESOURCES;
+  const classic =
+    SD_LOAD_BALANCE |
+    SD_BALANCE_NEWIDLE |
+    SD_BALANCE_FORK |
+    SD_BALANCE_EXEC |
+    SD_SHARE_CPUCAPACITY |
+    SD_SHARE_PKG_RESOURCES;
   switch (era) {
     case "2.6.29":
-      return { needGroups: classic, noGroups: SD_WAKE_IDLE | SD_WAKE_AFFINE | SD_WAKE_BALANCE, parentOneGroup: classic, serializeIfOneNode: true, wakeBalanceSubset: true, transferPreferSibling: false };
+      return {
+        needGroups: classic,
+        noGroups: SD_WAKE_IDLE | SD_WAKE_AFFINE | SD_WAKE_BALANCE,
+        parentOneGroup: classic,
+        serializeIfOneNode: true,
+        wakeBalanceSubset: true,
+        transferPreferSibling: false,
+      };
     case "3.19":
     case "4.8":
     case "5.6":
-      return { needGroups: classic, noGroups: SD_WAKE_AFFINE, parentOneGroup: classic | SD_PREFER_SIBLING, serializeIfOneNode: true, wakeBalanceSubset: false, transferPreferSibling: true };
+      return {
+        needGroups: classic,
+        noGroups: SD_WAKE_AFFINE,
+        parentOneGroup: classic | SD_PREFER_SIBLING,
+        serializeIfOneNode: true,
+        wakeBalanceSubset: false,
+        transferPreferSibling: true,
+      };
     default: {
       // 5.10+: SD_DEGENERATE_GROUPS_MASK = the SDF_NEEDS_GROUPS flags of sd_flags.h.
-      const mask = SD_BALANCE_NEWIDLE | SD_BALANCE_EXEC | SD_BALANCE_FORK | SD_BALANCE_WAKE | SD_SHARE_CPUCAPACITY |
-        SD_SHARE_PKG_RESOURCES | SD_SERIALIZE | SD_ASYM_PACKING | SD_PREFER_SIBLING | SD_NUMA;
-      return { needGroups: mask, noGroups: SD_WAKE_AFFINE, parentOneGroup: mask, serializeIfOneNode: false, wakeBalanceSubset: false, transferPreferSibling: true };
+      const mask =
+        SD_BALANCE_NEWIDLE |
+        SD_BALANCE_EXEC |
+        SD_BALANCE_FORK |
+        SD_BALANCE_WAKE |
+        SD_SHARE_CPUCAPACITY |
+        SD_SHARE_PKG_RESOURCES |
+        SD_SERIALIZE |
+        SD_ASYM_PACKING |
+        SD_PREFER_SIBLING |
+        SD_NUMA;
+      return {
+        needGroups: mask,
+        noGroups: SD_WAKE_AFFINE,
+        parentOneGroup: mask,
+        serializeIfOneNode: false,
+        wakeBalanceSubset: false,
+        transferPreferSibling: true,
+      };
     }
   }
 }
@@ -265,7 +417,12 @@ function sdDegenerate(sd: SchedDomain, r: DegenerateRules): boolean {
   return true;
 }
 
-function sdParentDegenerate(sd: SchedDomain, parent: SchedDomain, r: DegenerateRules, nrNodeIds: number): boolean {
+function sdParentDegenerate(
+  sd: SchedDomain,
+  parent: SchedDomain,
+  r: DegenerateRules,
+  nrNodeIds: number,
+): boolean {
   if (sdDegenerate(parent, r)) return true;
   if (!sameCpus(sd.span, parent.span)) return false;
   const cflags = sd.flags;
@@ -307,15 +464,20 @@ export function buildSchedDomains(
 ): DomainTree {
   const n = machine.cpus.length;
   if (!Array.isArray(online) || online.length !== n) {
-    throw new Error(`buildSchedDomains: online must be a boolean per CPU (${n} entries; got ${Array.isArray(online) ? online.length : typeof online})`);
+    throw new Error(
+      `buildSchedDomains: online must be a boolean per CPU (${n} entries; got ${Array.isArray(online) ? online.length : typeof online})`,
+    );
   }
   const onlineIds = machine.cpus.filter((c) => online[c.id]).map((c) => c.id);
-  if (onlineIds.length === 0) throw new Error("buildSchedDomains: online must leave at least one CPU online");
+  if (onlineIds.length === 0)
+    throw new Error("buildSchedDomains: online must leave at least one CPU online");
   const levels = topologyLevels(machine, era);
   const lastBalance = opts.nowNs ?? 0;
 
   // 1. Per-CPU domains at every level, linked child -> parent (build_sched_domain).
-  const perLevel: (SchedDomain | null)[][] = levels.map(() => new Array<SchedDomain | null>(n).fill(null));
+  const perLevel: (SchedDomain | null)[][] = levels.map(() =>
+    new Array<SchedDomain | null>(n).fill(null),
+  );
   const levelOf = new Map<SchedDomain, number>();
   for (const cpu of onlineIds) {
     let child: SchedDomain | null = null;
@@ -323,14 +485,33 @@ export function buildSchedDomains(
       const tl = levels[li];
       let span = tl.mask(cpu).filter((c) => online[c]);
       // "BUG: arch topology borken": the kernel widens the span to contain the child's.
-      if (child && !child.span.every((c) => span.includes(c))) span = [...new Set([...span, ...child.span])].sort((a, b) => a - b);
+      if (child && !child.span.every((c) => span.includes(c)))
+        span = [...new Set([...span, ...child.span])].sort((a, b) => a - b);
       const p = tl.params(span.length);
       const sd: SchedDomain = {
-        level: tl.name, cpu, span, spanWeight: span.length, flags: p.flags, groups: [], parent: null, child,
-        minInterval: p.minInterval, maxInterval: p.maxInterval, busyFactor: p.busyFactor, imbalancePct: p.imbalancePct,
-        cacheNiceTries: p.cacheNiceTries, busyIdx: p.busyIdx, idleIdx: p.idleIdx, newidleIdx: p.newidleIdx,
-        wakeIdx: p.wakeIdx, forkexecIdx: p.forkexecIdx, imbNumaNr: 0, balanceInterval: p.balanceInterval,
-        lastBalance, nrBalanceFailed: 0, maxNewidleLbCost: 0,
+        level: tl.name,
+        cpu,
+        span,
+        spanWeight: span.length,
+        flags: p.flags,
+        groups: [],
+        parent: null,
+        child,
+        minInterval: p.minInterval,
+        maxInterval: p.maxInterval,
+        busyFactor: p.busyFactor,
+        imbalancePct: p.imbalancePct,
+        cacheNiceTries: p.cacheNiceTries,
+        busyIdx: p.busyIdx,
+        idleIdx: p.idleIdx,
+        newidleIdx: p.newidleIdx,
+        wakeIdx: p.wakeIdx,
+        forkexecIdx: p.forkexecIdx,
+        imbNumaNr: 0,
+        balanceInterval: p.balanceInterval,
+        lastBalance,
+        nrBalanceFailed: 0,
+        maxNewidleLbCost: 0,
       };
       if (child) child.parent = sd;
       perLevel[li][cpu] = sd;
@@ -344,11 +525,25 @@ export function buildSchedDomains(
   // 2. Groups: the child domains' spans (a CPU each at the bottom), local group first.
   const pool = new Map<string, { group: SchedGroup; ownerLevel: number }>();
   const groupsByLevel: SchedGroup[][] = levels.map(() => []);
-  const getGroup = (li: number, cpus: number[], balanceCpu: number, ownerLevel: number): SchedGroup => {
+  const getGroup = (
+    li: number,
+    cpus: number[],
+    balanceCpu: number,
+    ownerLevel: number,
+  ): SchedGroup => {
     const key = `${li}:${cpus.join(",")}`;
     let e = pool.get(key);
     if (!e) {
-      e = { group: { cpus, weight: cpus.length, capacity: SCHED_CAPACITY_SCALE * cpus.length, imbalance: false, balanceCpu }, ownerLevel };
+      e = {
+        group: {
+          cpus,
+          weight: cpus.length,
+          capacity: SCHED_CAPACITY_SCALE * cpus.length,
+          imbalance: false,
+          balanceCpu,
+        },
+        ownerLevel,
+      };
       pool.set(key, e);
       groupsByLevel[li].push(e.group);
     }
@@ -422,7 +617,9 @@ export function buildSchedDomains(
       const childGroupCapacities = sd.child ? sd.child.groups.map((g) => g.capacity) : null;
       const cap = groupCapacity({ era, sd, group, childGroupCapacities, cpuCapacity });
       if (!Number.isFinite(cap) || cap <= 0) {
-        throw new Error(`topology.group_capacity returned ${cap} for ${sd.level} group {${cpulist(group.cpus)}}; it must be a positive number`);
+        throw new Error(
+          `topology.group_capacity returned ${cap} for ${sd.level} group {${cpulist(group.cpus)}}; it must be a positive number`,
+        );
       }
       group.capacity = cap;
     }
@@ -446,7 +643,8 @@ export function buildSchedDomains(
         tmp.parent = parent.parent;
         if (parent.parent) parent.parent.child = tmp;
         // The spans match, so the parent's prefer-sibling property transfers down.
-        if (rules.transferPreferSibling && parent.flags & SD_PREFER_SIBLING) tmp.flags |= SD_PREFER_SIBLING;
+        if (rules.transferPreferSibling && parent.flags & SD_PREFER_SIBLING)
+          tmp.flags |= SD_PREFER_SIBLING;
       } else {
         tmp = parent;
       }
@@ -531,7 +729,9 @@ export function describeDomains(tree: DomainTree): string {
       continue;
     }
     const numa = tree.sdNuma[cpu];
-    lines.push(`cpu${cpu}: sd_llc_size=${tree.sdLlcSize[cpu]} sd_llc_id=${tree.sdLlcId[cpu]} sd_numa=${numa ? numa.level : "none"}`);
+    lines.push(
+      `cpu${cpu}: sd_llc_size=${tree.sdLlcSize[cpu]} sd_llc_id=${tree.sdLlcId[cpu]} sd_numa=${numa ? numa.level : "none"}`,
+    );
     const doms = tree.domains[cpu];
     if (doms.length === 0) lines.push("  attaching NULL sched-domain");
     doms.forEach((sd, i) => {
@@ -543,7 +743,9 @@ export function describeDomains(tree: DomainTree): string {
           (sd.imbNumaNr ? ` imb_numa_nr=${sd.imbNumaNr}` : ""),
       );
       lines.push(`    flags: ${sdFlagNames(sd.flags).join(" ") || "(none)"}`);
-      lines.push(`    groups: ${sd.groups.map((g) => `{${cpulist(g.cpus)}} cap=${g.capacity}`).join(", ")}`);
+      lines.push(
+        `    groups: ${sd.groups.map((g) => `{${cpulist(g.cpus)}} cap=${g.capacity}`).join(", ")}`,
+      );
     });
   }
   return lines.join("\n");

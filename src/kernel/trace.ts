@@ -2,19 +2,57 @@
 
 export type TraceRecord =
   | {
-      type: "sched_switch"; t: number; cpu: number;
-      prevComm: string; prevPid: number; prevPrio: number; prevState: "R" | "S" | "D" | "X";
-      nextComm: string; nextPid: number; nextPrio: number;
+      type: "sched_switch";
+      t: number;
+      cpu: number;
+      prevComm: string;
+      prevPid: number;
+      prevPrio: number;
+      prevState: "R" | "S" | "D" | "X";
+      nextComm: string;
+      nextPid: number;
+      nextPrio: number;
     }
   /** try_to_wake_up was called (on the waker's CPU), before the CPU is chosen. */
-  | { type: "sched_waking"; t: number; cpu: number; comm: string; pid: number; prio: number; targetCpu: number }
-  /** The wakee was activated on targetCpu (by the waker, or by the target from its wakelist). */
-  | { type: "sched_wakeup"; t: number; cpu: number; comm: string; pid: number; prio: number; targetCpu: number }
   | {
-      type: "sched_migrate_task"; t: number; cpu: number; comm: string; pid: number; prio: number;
-      origCpu: number; destCpu: number; reason: MigrationReason;
+      type: "sched_waking";
+      t: number;
+      cpu: number;
+      comm: string;
+      pid: number;
+      prio: number;
+      targetCpu: number;
+    }
+  /** The wakee was activated on targetCpu (by the waker, or by the target from its wakelist). */
+  | {
+      type: "sched_wakeup";
+      t: number;
+      cpu: number;
+      comm: string;
+      pid: number;
+      prio: number;
+      targetCpu: number;
+    }
+  | {
+      type: "sched_migrate_task";
+      t: number;
+      cpu: number;
+      comm: string;
+      pid: number;
+      prio: number;
+      origCpu: number;
+      destCpu: number;
+      reason: MigrationReason;
     };
 
 export type MigrationReason =
-  | "wakeup" | "load_balance" | "active_balance" | "newidle_balance" | "idle_balance"
-  | "rt_push" | "rt_pull" | "hotplug" | "affinity" | "fork";
+  | "wakeup"
+  | "load_balance"
+  | "active_balance"
+  | "newidle_balance"
+  | "idle_balance"
+  | "rt_push"
+  | "rt_pull"
+  | "hotplug"
+  | "affinity"
+  | "fork";

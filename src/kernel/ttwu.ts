@@ -54,8 +54,10 @@ function ttwuQueueCond60(ctx: TtwuQueueCondCtx): boolean {
   return k.rqs[cpu].nrRunning === 0;
 }
 
-defineHook("core.ttwu_queue_cond", "ttwu_queue_cond: queue the wakee on the target CPU's wakelist instead of locking its rq", (era: Era) =>
-  era === "6.19" ? ttwuQueueCond60 : ttwuQueueCond519,
+defineHook(
+  "core.ttwu_queue_cond",
+  "ttwu_queue_cond: queue the wakee on the target CPU's wakelist instead of locking its rq",
+  (era: Era) => (era === "6.19" ? ttwuQueueCond60 : ttwuQueueCond519),
 );
 
 /** record_wakee: count how often the waker switches wakees (wake_wide's input). */
@@ -87,11 +89,19 @@ export function lockRq(k: Kernel, rq: Rq, fromCpu: number, path: string): void {
 }
 
 /** select_task_rq: the class's choice, corrected to an allowed online CPU. */
-export function selectTaskRq(k: Kernel, p: Task, prevCpu: number, wakeFlags: number, wakerCpu: number): number {
+export function selectTaskRq(
+  k: Kernel,
+  p: Task,
+  prevCpu: number,
+  wakeFlags: number,
+  wakerCpu: number,
+): number {
   let cpu = prevCpu;
   if (p.nrCpusAllowed > 1 || !p.cpusAllowed[prevCpu]) {
-    if (p.schedClass === "fair") cpu = k.hooks.get("fair.select_task_rq")({ k, p, prevCpu, wakerCpu, wakeFlags });
-    else if (p.schedClass === "rt") cpu = k.hooks.get("rt.select_task_rq")({ k, p, prevCpu, wakerCpu, wakeFlags });
+    if (p.schedClass === "fair")
+      cpu = k.hooks.get("fair.select_task_rq")({ k, p, prevCpu, wakerCpu, wakeFlags });
+    else if (p.schedClass === "rt")
+      cpu = k.hooks.get("rt.select_task_rq")({ k, p, prevCpu, wakerCpu, wakeFlags });
   }
   if (!p.cpusAllowed[cpu] || !k.rqs[cpu].online) cpu = selectFallbackRq(k, p, cpu);
   return cpu;
@@ -114,14 +124,28 @@ export function selectFallbackRq(k: Kernel, p: Task, cpu: number): number {
  * try_to_wake_up(p) from `wakerCpu` (-1 = no CPU context, e.g. setup). Returns false if p was
  * not sleeping. Costs go to k.chargeNs (the waker's time).
  */
-export function tryToWakeUp(k: Kernel, p: Task, wakeFlags: number, wakerCpu: number, waker: Task | null): boolean {
+export function tryToWakeUp(
+  k: Kernel,
+  p: Task,
+  wakeFlags: number,
+  wakerCpu: number,
+  waker: Task | null,
+): boolean {
   if (p.state === TASK_RUNNING) return false;
   k.chargeNs += k.machine.costs.wakeupNs;
   p.stats.wakeups++;
   if (waker) recordWakee(k, waker, p);
   p.state = TASK_RUNNING; // TASK_WAKING: nobody else may wake it now
   if (k.trace) {
-    k.trace.push({ type: "sched_waking", t: k.now, cpu: wakerCpu < 0 ? p.cpu : wakerCpu, comm: p.comm, pid: p.pid, prio: p.prio, targetCpu: p.cpu });
+    k.trace.push({
+      type: "sched_waking",
+      t: k.now,
+      cpu: wakerCpu < 0 ? p.cpu : wakerCpu,
+      comm: p.comm,
+      pid: p.pid,
+      prio: p.prio,
+      targetCpu: p.cpu,
+    });
   }
   const cpu = selectTaskRq(k, p, p.cpu, wakeFlags | WF_TTWU, wakerCpu);
   if (cpu !== p.cpu) {
@@ -134,7 +158,10 @@ export function tryToWakeUp(k: Kernel, p: Task, wakeFlags: number, wakerCpu: num
 
 function ttwuQueue(k: Kernel, p: Task, cpu: number, wakeFlags: number, wakerCpu: number): void {
   const rq = k.rqs[cpu];
-  if (k.features.TTWU_QUEUE && k.hooks.get("core.ttwu_queue_cond")({ k, p, cpu, thisCpu: wakerCpu, wakeFlags })) {
+  if (
+    k.features.TTWU_QUEUE &&
+    k.hooks.get("core.ttwu_queue_cond")({ k, p, cpu, thisCpu: wakerCpu, wakeFlags })
+  ) {
     // __ttwu_queue_wakelist: llist_add; only the first entry of an empty list sends the IPI.
     bump(k.counters.wakePath, (wakeFlags & WF_ON_CPU) !== 0 ? "wakelist_on_cpu" : "wakelist");
     k.chargeNs += k.machine.costs.cacheLineNs[k.cache.level(wakerCpu, cpu)];
@@ -154,12 +181,22 @@ export function wakeUpNewTask(k: Kernel, p: Task, cpu?: number): void {
   p.state = TASK_RUNNING;
   p.lastStateChange = k.now;
   const parentCpu = k.thisCpu;
-  const target = cpu ?? selectTaskRq(k, p, parentCpu >= 0 ? parentCpu : firstOnline(k), WF_FORK, parentCpu);
+  const target =
+    cpu ?? selectTaskRq(k, p, parentCpu >= 0 ? parentCpu : firstOnline(k), WF_FORK, parentCpu);
   p.cpu = target;
   const rq = k.rqs[target];
   if (p.schedClass === "fair") k.fair.postInitEntityUtilAvg(rq, p);
   k.activateTask(rq, p, ENQUEUE_INITIAL);
-  if (k.trace) k.trace.push({ type: "sched_wakeup", t: k.now, cpu: parentCpu < 0 ? target : parentCpu, comm: p.comm, pid: p.pid, prio: p.prio, targetCpu: target });
+  if (k.trace)
+    k.trace.push({
+      type: "sched_wakeup",
+      t: k.now,
+      cpu: parentCpu < 0 ? target : parentCpu,
+      comm: p.comm,
+      pid: p.pid,
+      prio: p.prio,
+      targetCpu: target,
+    });
   k.checkPreemptCurr(rq, p);
   if (p.schedClass === "rt") k.rt.taskWoken(rq, p);
 }
@@ -193,7 +230,15 @@ export function ttwuDoActivate(k: Kernel, rq: Rq, p: Task, flags: number): void 
   p.state = TASK_RUNNING;
   k.checkPreemptCurr(rq, p);
   if (k.trace) {
-    k.trace.push({ type: "sched_wakeup", t: k.now, cpu: k.thisCpu < 0 ? rq.cpu : k.thisCpu, comm: p.comm, pid: p.pid, prio: p.prio, targetCpu: rq.cpu });
+    k.trace.push({
+      type: "sched_wakeup",
+      t: k.now,
+      cpu: k.thisCpu < 0 ? rq.cpu : k.thisCpu,
+      comm: p.comm,
+      pid: p.pid,
+      prio: p.prio,
+      targetCpu: rq.cpu,
+    });
   }
   if (p.schedClass === "rt") k.rt.taskWoken(rq, p);
 }

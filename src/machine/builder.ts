@@ -29,14 +29,22 @@ export const DEFAULT_REMOTE_DISTANCE = 21;
 export const SCHED_CAPACITY_SCALE = 1024;
 
 /** Partial cost overrides; the per-share-level tables may be given in part. */
-export type CostOverrides = Partial<Omit<CostModel, "rqLockRemoteNs" | "cacheLineNs" | "copyBytesPerNs">> & {
+export type CostOverrides = Partial<
+  Omit<CostModel, "rqLockRemoteNs" | "cacheLineNs" | "copyBytesPerNs">
+> & {
   rqLockRemoteNs?: Partial<Record<ShareLevel, number>>;
   cacheLineNs?: Partial<Record<ShareLevel, number>>;
   copyBytesPerNs?: Partial<Record<ShareLevel, number>>;
 };
 
 const SCALAR_COSTS = [
-  "contextSwitchNs", "syscallNs", "wakeupNs", "ipiSendNs", "ipiDeliveryNs", "rqLockLocalNs", "memoryBytesPerNs",
+  "contextSwitchNs",
+  "syscallNs",
+  "wakeupNs",
+  "ipiSendNs",
+  "ipiDeliveryNs",
+  "rqLockLocalNs",
+  "memoryBytesPerNs",
 ] as const;
 const LEVEL_COSTS = ["rqLockRemoteNs", "cacheLineNs", "copyBytesPerNs"] as const;
 
@@ -93,7 +101,9 @@ function posInt(field: string, n: unknown): number {
 
 function checkCost(field: string, v: unknown, positive: boolean): void {
   if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || (positive && v === 0)) {
-    throw new Error(`costs: ${field} must be a ${positive ? "positive" : "non-negative"} finite number (got ${fmt(v)})`);
+    throw new Error(
+      `costs: ${field} must be a ${positive ? "positive" : "non-negative"} finite number (got ${fmt(v)})`,
+    );
   }
 }
 
@@ -170,17 +180,50 @@ export function machineBuilder(): MachineBuilder {
   };
   // Setters only record; build() validates everything at once so the order of calls is free.
   const b: MachineBuilder = {
-    name(s) { p.name = s; return b; },
-    description(s) { p.description = s; return b; },
-    sockets(n) { p.sockets = n; return b; },
-    diesPerSocket(n) { p.dies = n; return b; },
-    cores(n) { p.cores = n; return b; },
-    threads(n) { p.threads = n; return b; },
-    l2SharedBy(n) { p.l2SharedBy = n; return b; },
-    llc(s) { p.llc = s; return b; },
-    nodes(n) { p.nodes = n; return b; },
-    distance(m) { p.distance = m; return b; },
-    capacity(n) { p.capacity = n; return b; },
+    name(s) {
+      p.name = s;
+      return b;
+    },
+    description(s) {
+      p.description = s;
+      return b;
+    },
+    sockets(n) {
+      p.sockets = n;
+      return b;
+    },
+    diesPerSocket(n) {
+      p.dies = n;
+      return b;
+    },
+    cores(n) {
+      p.cores = n;
+      return b;
+    },
+    threads(n) {
+      p.threads = n;
+      return b;
+    },
+    l2SharedBy(n) {
+      p.l2SharedBy = n;
+      return b;
+    },
+    llc(s) {
+      p.llc = s;
+      return b;
+    },
+    nodes(n) {
+      p.nodes = n;
+      return b;
+    },
+    distance(m) {
+      p.distance = m;
+      return b;
+    },
+    capacity(n) {
+      p.capacity = n;
+      return b;
+    },
     costs(c) {
       const { rqLockRemoteNs, cacheLineNs, copyBytesPerNs, ...scalars } = c;
       p.costs = {
@@ -192,11 +235,26 @@ export function machineBuilder(): MachineBuilder {
       };
       return b;
     },
-    idleStates(s) { p.idleStates = s.map((x) => ({ ...x })); return b; },
-    caches(c) { p.caches = { ...p.caches, ...c }; return b; },
-    numbering(o) { p.numbering = o; return b; },
-    offline(cpus) { p.offline = [...cpus]; return b; },
-    sources(s) { p.sources = { ...p.sources, ...s }; return b; },
+    idleStates(s) {
+      p.idleStates = s.map((x) => ({ ...x }));
+      return b;
+    },
+    caches(c) {
+      p.caches = { ...p.caches, ...c };
+      return b;
+    },
+    numbering(o) {
+      p.numbering = o;
+      return b;
+    },
+    offline(cpus) {
+      p.offline = [...cpus];
+      return b;
+    },
+    sources(s) {
+      p.sources = { ...p.sources, ...s };
+      return b;
+    },
     build: () => build(p),
   };
   return b;
@@ -206,21 +264,34 @@ function build(p: Params): Machine {
   if (typeof p.name !== "string" || p.name.length === 0) fail("name", "a non-empty string", p.name);
   const sockets = posInt("sockets", p.sockets);
   const dies = posInt("diesPerSocket", p.dies);
-  if (p.cores === null) fail("cores", "a positive integer (cores per socket; call .cores(n))", "unset");
+  if (p.cores === null)
+    fail("cores", "a positive integer (cores per socket; call .cores(n))", "unset");
   const cores = posInt("cores", p.cores);
   const threads = posInt("threads", p.threads);
   const l2By = posInt("l2SharedBy", p.l2SharedBy);
   const nodes = posInt("nodes", p.nodes);
-  if (!LLC_SPANS.includes(p.llc)) fail("llc", `one of ${LLC_SPANS.map((s) => `"${s}"`).join(", ")}`, p.llc);
+  if (!LLC_SPANS.includes(p.llc))
+    fail("llc", `one of ${LLC_SPANS.map((s) => `"${s}"`).join(", ")}`, p.llc);
   if (!NUMBERINGS.includes(p.numbering)) {
     fail("numbering", `one of ${NUMBERINGS.map((s) => `"${s}"`).join(", ")}`, p.numbering);
   }
   if (cores % dies !== 0) fail("cores", `divisible by diesPerSocket (${dies})`, cores);
   const coresPerDie = cores / dies;
   // An L2 never spans two dies: the cores sharing it must fit in one die.
-  if (coresPerDie % l2By !== 0) fail("l2SharedBy", `a divisor of the cores per die (${coresPerDie})`, l2By);
-  if (sockets % nodes !== 0) fail("nodes", `a divisor of sockets (${sockets}); sockets are split evenly across nodes`, nodes);
-  if (typeof p.capacity !== "number" || !Number.isInteger(p.capacity) || p.capacity <= 0 || p.capacity > SCHED_CAPACITY_SCALE) {
+  if (coresPerDie % l2By !== 0)
+    fail("l2SharedBy", `a divisor of the cores per die (${coresPerDie})`, l2By);
+  if (sockets % nodes !== 0)
+    fail(
+      "nodes",
+      `a divisor of sockets (${sockets}); sockets are split evenly across nodes`,
+      nodes,
+    );
+  if (
+    typeof p.capacity !== "number" ||
+    !Number.isInteger(p.capacity) ||
+    p.capacity <= 0 ||
+    p.capacity > SCHED_CAPACITY_SCALE
+  ) {
     fail("capacity", `an integer in 1..${SCHED_CAPACITY_SCALE}`, p.capacity);
   }
   const nodeDistance = p.distance ?? defaultDistance(nodes);
@@ -238,7 +309,17 @@ function build(p: Params): Machine {
       const llc = p.llc === "l2" ? l2 : p.llc === "die" ? die : s;
       for (let t = 0; t < threads; t++) {
         const id = p.numbering === "thread-major" ? t * nCores + core : core * threads + t;
-        cpus[id] = { id, thread: t, core, die, package: s, node: Math.floor(s / socketsPerNode), l2, llc, capacity: p.capacity };
+        cpus[id] = {
+          id,
+          thread: t,
+          core,
+          die,
+          package: s,
+          node: Math.floor(s / socketsPerNode),
+          l2,
+          llc,
+          capacity: p.capacity,
+        };
       }
     }
   }
@@ -251,12 +332,16 @@ function build(p: Params): Machine {
   if (!online.some(Boolean)) fail("offline", "a list leaving at least one CPU online", p.offline);
 
   const costs = buildCosts(p.costs);
-  const idleStates = p.idleStates ?? [{ name: "C1", exitLatencyNs: 1000, targetResidencyNs: 2000, polling: false }];
+  const idleStates = p.idleStates ?? [
+    { name: "C1", exitLatencyNs: 1000, targetResidencyNs: 2000, polling: false },
+  ];
   checkIdleStates(idleStates);
   const caches: CacheSizes = { ...DEFAULT_CACHES, ...p.caches };
   for (const k of ["l2Bytes", "llcBytes"] as const) {
     if (typeof caches[k] !== "number" || !Number.isInteger(caches[k]) || caches[k] <= 0) {
-      throw new Error(`caches: ${k} must be a positive integer number of bytes (got ${fmt(caches[k])})`);
+      throw new Error(
+        `caches: ${k} must be a positive integer number of bytes (got ${fmt(caches[k])})`,
+      );
     }
   }
 
@@ -264,23 +349,38 @@ function build(p: Params): Machine {
   const sources: Record<string, string> = {};
   for (const k of costFigureNames()) sources[k] = DEFAULT_COST_SOURCE;
   for (const s of idleStates) {
-    sources[`idle.${s.name}.exitLatencyNs`] = sources[`idle.${s.name}.targetResidencyNs`] = "builder: given without a source";
+    sources[`idle.${s.name}.exitLatencyNs`] = sources[`idle.${s.name}.targetResidencyNs`] =
+      "builder: given without a source";
   }
   sources["caches.l2Bytes"] = sources["caches.llcBytes"] = "builder: given without a source";
-  sources.nodeDistance = p.distance ? "builder: given without a source" : `builder default: LOCAL ${LOCAL_DISTANCE} / remote ${DEFAULT_REMOTE_DISTANCE}`;
+  sources.nodeDistance = p.distance
+    ? "builder: given without a source"
+    : `builder default: LOCAL ${LOCAL_DISTANCE} / remote ${DEFAULT_REMOTE_DISTANCE}`;
   sources.topology = "builder: given without a source";
   if (p.idleStates === null) {
-    sources["idle.C1.exitLatencyNs"] = sources["idle.C1.targetResidencyNs"] = "builder default: a single HLT-like C1 state, 1 us exit / 2 us residency (choice)";
+    sources["idle.C1.exitLatencyNs"] = sources["idle.C1.targetResidencyNs"] =
+      "builder default: a single HLT-like C1 state, 1 us exit / 2 us residency (choice)";
   }
   if (p.caches.l2Bytes === undefined) sources["caches.l2Bytes"] = "builder default: 1 MiB (choice)";
-  if (p.caches.llcBytes === undefined) sources["caches.llcBytes"] = "builder default: 32 MiB (choice)";
+  if (p.caches.llcBytes === undefined)
+    sources["caches.llcBytes"] = "builder default: 32 MiB (choice)";
   Object.assign(sources, p.sources);
 
   const description =
     p.description ??
     `${sockets} socket(s) x ${dies > 1 ? `${dies} dies x ` : ""}${cores} cores x ${threads} thread(s), ` +
       `L2 shared by ${l2By} core(s), LLC per ${p.llc}, ${nodes} NUMA node(s), ${p.numbering} numbering`;
-  return { name: p.name, description, cpus, nodeDistance: nodeDistance.map((r) => [...r]), online, costs, idleStates, caches, sources };
+  return {
+    name: p.name,
+    description,
+    cpus,
+    nodeDistance: nodeDistance.map((r) => [...r]),
+    online,
+    costs,
+    idleStates,
+    caches,
+    sources,
+  };
 }
 
 function defaultDistance(nodes: number): number[][] {
@@ -297,12 +397,18 @@ function checkDistance(m: unknown, nodes: number): asserts m is number[][] {
   for (let i = 0; i < nodes; i++) {
     for (let j = 0; j < nodes; j++) {
       const d = mm[i][j];
-      if (i === j && d !== LOCAL_DISTANCE) fail(`distance[${i}][${i}]`, `${LOCAL_DISTANCE} (LOCAL_DISTANCE)`, d);
+      if (i === j && d !== LOCAL_DISTANCE)
+        fail(`distance[${i}][${i}]`, `${LOCAL_DISTANCE} (LOCAL_DISTANCE)`, d);
       // The kernel keeps distances in 8 bits (sched_init_numa) and treats <= LOCAL as invalid.
       if (i !== j && (!Number.isInteger(d) || d <= LOCAL_DISTANCE || d > 255)) {
         fail(`distance[${i}][${j}]`, `an integer in ${LOCAL_DISTANCE + 1}..255`, d);
       }
-      if (mm[j][i] !== d) fail(`distance[${j}][${i}]`, `equal to distance[${i}][${j}] (${d}); the matrix must be symmetric`, mm[j][i]);
+      if (mm[j][i] !== d)
+        fail(
+          `distance[${j}][${i}]`,
+          `equal to distance[${i}][${j}] (${d}); the matrix must be symmetric`,
+          mm[j][i],
+        );
     }
   }
 }
@@ -320,39 +426,55 @@ function buildCosts(o: CostOverrides): CostModel {
     if (!t) continue;
     for (const key of Object.keys(t)) {
       if (!(SHARE_LEVELS as readonly string[]).includes(key)) {
-        throw new Error(`costs: ${k} has an unknown share level "${key}"; accepted: ${SHARE_LEVELS.join(", ")}`);
+        throw new Error(
+          `costs: ${k} has an unknown share level "${key}"; accepted: ${SHARE_LEVELS.join(", ")}`,
+        );
       }
       c[k][key as ShareLevel] = t[key as ShareLevel] as number;
     }
   }
   for (const k of Object.keys(o)) {
-    if (!(SCALAR_COSTS as readonly string[]).includes(k) && !(LEVEL_COSTS as readonly string[]).includes(k)) {
-      throw new Error(`costs: unknown figure "${k}"; accepted: ${[...SCALAR_COSTS, ...LEVEL_COSTS].join(", ")}`);
+    if (
+      !(SCALAR_COSTS as readonly string[]).includes(k) &&
+      !(LEVEL_COSTS as readonly string[]).includes(k)
+    ) {
+      throw new Error(
+        `costs: unknown figure "${k}"; accepted: ${[...SCALAR_COSTS, ...LEVEL_COSTS].join(", ")}`,
+      );
     }
   }
   for (const k of SCALAR_COSTS) checkCost(k, c[k], k === "memoryBytesPerNs");
-  for (const k of LEVEL_COSTS) for (const l of SHARE_LEVELS) checkCost(`${k}.${l}`, c[k][l], k === "copyBytesPerNs");
+  for (const k of LEVEL_COSTS)
+    for (const l of SHARE_LEVELS) checkCost(`${k}.${l}`, c[k][l], k === "copyBytesPerNs");
   return c;
 }
 
 function checkIdleStates(states: unknown): void {
-  if (!Array.isArray(states)) throw new Error(`idleStates: must be an array of {name, exitLatencyNs, targetResidencyNs, polling} (got ${fmt(states)})`);
+  if (!Array.isArray(states))
+    throw new Error(
+      `idleStates: must be an array of {name, exitLatencyNs, targetResidencyNs, polling} (got ${fmt(states)})`,
+    );
   const seen = new Set<string>();
   let prevExit = -1;
   states.forEach((s: IdleState, i) => {
     const where = `idleStates[${i}]`;
-    if (!s || typeof s.name !== "string" || s.name.length === 0) throw new Error(`${where}: name must be a non-empty string (got ${fmt(s?.name)})`);
-    if (seen.has(s.name)) throw new Error(`${where}: name must be unique (got duplicate "${s.name}")`);
+    if (!s || typeof s.name !== "string" || s.name.length === 0)
+      throw new Error(`${where}: name must be a non-empty string (got ${fmt(s?.name)})`);
+    if (seen.has(s.name))
+      throw new Error(`${where}: name must be unique (got duplicate "${s.name}")`);
     seen.add(s.name);
     for (const k of ["exitLatencyNs", "targetResidencyNs"] as const) {
       if (typeof s[k] !== "number" || !Number.isFinite(s[k]) || s[k] < 0) {
         throw new Error(`${where}: ${k} must be a non-negative number of ns (got ${fmt(s[k])})`);
       }
     }
-    if (typeof s.polling !== "boolean") throw new Error(`${where}: polling must be true or false (got ${fmt(s.polling)})`);
+    if (typeof s.polling !== "boolean")
+      throw new Error(`${where}: polling must be true or false (got ${fmt(s.polling)})`);
     // cpuidle drivers list states shallow to deep; the governor relies on that order.
     if (s.exitLatencyNs < prevExit) {
-      throw new Error(`${where}: exitLatencyNs must not be below the previous state's (${prevExit}); list states shallow to deep`);
+      throw new Error(
+        `${where}: exitLatencyNs must not be below the previous state's (${prevExit}); list states shallow to deep`,
+      );
     }
     prevExit = s.exitLatencyNs;
   });
@@ -362,7 +484,11 @@ function checkIdleStates(states: unknown): void {
  * A copy of `machine` with some cost figures replaced, for sensitivity sweeps over an unknown
  * figure. The replaced figures' sources say so.
  */
-export function withCosts(machine: Machine, overrides: CostOverrides, source = "override"): Machine {
+export function withCosts(
+  machine: Machine,
+  overrides: CostOverrides,
+  source = "override",
+): Machine {
   const merged: CostOverrides = {
     ...machine.costs,
     ...overrides,
@@ -373,7 +499,8 @@ export function withCosts(machine: Machine, overrides: CostOverrides, source = "
   const costs = buildCosts(merged);
   const sources = { ...machine.sources };
   for (const k of SCALAR_COSTS) if (overrides[k] !== undefined) sources[`costs.${k}`] = source;
-  for (const k of LEVEL_COSTS) for (const l of Object.keys(overrides[k] ?? {})) sources[`costs.${k}.${l}`] = source;
+  for (const k of LEVEL_COSTS)
+    for (const l of Object.keys(overrides[k] ?? {})) sources[`costs.${k}.${l}`] = source;
   return {
     ...machine,
     cpus: machine.cpus.map((c) => ({ ...c })),

@@ -3,7 +3,15 @@
 // the builder and records each figure's source in Machine.sources.
 import * as fs from "fs";
 import * as path from "path";
-import { LLC_SPANS, NUMBERINGS, costFigureNames, machineBuilder, type CostOverrides, type LlcSpan, type Numbering } from "./builder";
+import {
+  LLC_SPANS,
+  NUMBERINGS,
+  costFigureNames,
+  machineBuilder,
+  type CostOverrides,
+  type LlcSpan,
+  type Numbering,
+} from "./builder";
 import { SHARE_LEVELS, type IdleState, type Machine, type ShareLevel } from "./types";
 
 export interface Sourced<T> {
@@ -44,7 +52,12 @@ export interface MachineSpec {
     copyBytesPerNs: LevelTable;
     memoryBytesPerNs: Sourced<number>;
   };
-  idleStates: Array<{ name: string; polling: boolean; exitLatencyNs: Sourced<number>; targetResidencyNs: Sourced<number> }>;
+  idleStates: Array<{
+    name: string;
+    polling: boolean;
+    exitLatencyNs: Sourced<number>;
+    targetResidencyNs: Sourced<number>;
+  }>;
 }
 
 /** Finds data/machines by walking up from this file (works from src/ under tsx and from dist/). */
@@ -75,7 +88,9 @@ export function presetSpec(name: string): MachineSpec {
   if (cached) return cached;
   const names = presetNames();
   if (!names.includes(name)) {
-    throw new Error(`preset: unknown machine ${JSON.stringify(name)}; accepted: ${names.join(", ")}`);
+    throw new Error(
+      `preset: unknown machine ${JSON.stringify(name)}; accepted: ${names.join(", ")}`,
+    );
   }
   const file = path.join(machinesDir(), `${name}.json`);
   let raw: unknown;
@@ -85,7 +100,10 @@ export function presetSpec(name: string): MachineSpec {
     throw new Error(`preset ${name}: ${file} is not valid JSON: ${(e as Error).message}`);
   }
   const spec = raw as MachineSpec;
-  if (spec.name !== name) throw new Error(`preset ${name}: "name" in ${file} must be ${JSON.stringify(name)} (got ${JSON.stringify(spec.name)})`);
+  if (spec.name !== name)
+    throw new Error(
+      `preset ${name}: "name" in ${file} must be ${JSON.stringify(name)} (got ${JSON.stringify(spec.name)})`,
+    );
   specCache.set(name, spec);
   return spec;
 }
@@ -97,12 +115,19 @@ export function preset(name: string): Machine {
 
 function sourced(where: string, field: string, x: unknown): Sourced<number> {
   const s = x as Sourced<number> | undefined;
-  if (!s || typeof s !== "object") throw new Error(`${where}: ${field} must be { "value": number, "source": "..." } (got ${JSON.stringify(x)})`);
+  if (!s || typeof s !== "object")
+    throw new Error(
+      `${where}: ${field} must be { "value": number, "source": "..." } (got ${JSON.stringify(x)})`,
+    );
   if (typeof s.value !== "number" || !Number.isFinite(s.value)) {
-    throw new Error(`${where}: ${field}.value must be a finite number (got ${JSON.stringify(s.value)})`);
+    throw new Error(
+      `${where}: ${field}.value must be a finite number (got ${JSON.stringify(s.value)})`,
+    );
   }
   if (typeof s.source !== "string" || s.source.trim().length === 0) {
-    throw new Error(`${where}: ${field}.source must be a non-empty citation or "choice: ..." (got ${JSON.stringify(s.source)})`);
+    throw new Error(
+      `${where}: ${field}.source must be a non-empty citation or "choice: ..." (got ${JSON.stringify(s.source)})`,
+    );
   }
   return s;
 }
@@ -111,11 +136,20 @@ function sourced(where: string, field: string, x: unknown): Sourced<number> {
 export function machineFromSpec(spec: MachineSpec, where = "machine spec"): Machine {
   if (!spec || typeof spec !== "object") throw new Error(`${where}: must be an object`);
   const t = spec.topology;
-  if (!t || typeof t !== "object") throw new Error(`${where}: "topology" must be an object with sockets, coresPerSocket, llc, source`);
-  if (typeof t.source !== "string" || !t.source.trim()) throw new Error(`${where}: topology.source must be a non-empty string`);
-  if (!LLC_SPANS.includes(t.llc)) throw new Error(`${where}: topology.llc must be one of ${LLC_SPANS.join(", ")} (got ${JSON.stringify(t.llc)})`);
+  if (!t || typeof t !== "object")
+    throw new Error(
+      `${where}: "topology" must be an object with sockets, coresPerSocket, llc, source`,
+    );
+  if (typeof t.source !== "string" || !t.source.trim())
+    throw new Error(`${where}: topology.source must be a non-empty string`);
+  if (!LLC_SPANS.includes(t.llc))
+    throw new Error(
+      `${where}: topology.llc must be one of ${LLC_SPANS.join(", ")} (got ${JSON.stringify(t.llc)})`,
+    );
   if (t.numbering !== undefined && !NUMBERINGS.includes(t.numbering)) {
-    throw new Error(`${where}: topology.numbering must be one of ${NUMBERINGS.join(", ")} (got ${JSON.stringify(t.numbering)})`);
+    throw new Error(
+      `${where}: topology.numbering must be one of ${NUMBERINGS.join(", ")} (got ${JSON.stringify(t.numbering)})`,
+    );
   }
   const sources: Record<string, string> = { topology: t.source };
   const b = machineBuilder()
@@ -132,20 +166,25 @@ export function machineFromSpec(spec: MachineSpec, where = "machine spec"): Mach
     .capacity(t.capacity ?? 1024);
   if (spec.nodeDistance !== undefined) {
     const d = spec.nodeDistance as Sourced<unknown>;
-    if (!d || typeof d.source !== "string" || !d.source.trim()) throw new Error(`${where}: nodeDistance.source must be a non-empty string`);
+    if (!d || typeof d.source !== "string" || !d.source.trim())
+      throw new Error(`${where}: nodeDistance.source must be a non-empty string`);
     b.distance(d.value as number[][]);
     sources.nodeDistance = d.source;
   }
 
   const c = spec.costs as unknown as Record<string, unknown>;
-  if (!c || typeof c !== "object") throw new Error(`${where}: "costs" must be an object of sourced figures`);
+  if (!c || typeof c !== "object")
+    throw new Error(`${where}: "costs" must be an object of sourced figures`);
   const overrides: Record<string, unknown> = {};
   for (const fig of costFigureNames()) {
     const [, key, level] = fig.split(".");
     let raw = c[key];
     if (level !== undefined) {
       const tbl = c[key] as Record<string, unknown> | undefined;
-      if (!tbl || typeof tbl !== "object") throw new Error(`${where}: costs.${key} must map each of ${SHARE_LEVELS.join(", ")} to a sourced figure`);
+      if (!tbl || typeof tbl !== "object")
+        throw new Error(
+          `${where}: costs.${key} must map each of ${SHARE_LEVELS.join(", ")} to a sourced figure`,
+        );
       raw = tbl[level];
     }
     const s = sourced(where, fig, raw);
@@ -154,25 +193,33 @@ export function machineFromSpec(spec: MachineSpec, where = "machine spec"): Mach
     sources[fig] = s.source;
   }
   for (const key of Object.keys(c)) {
-    if (!costFigureNames().some((f) => f.split(".")[1] === key)) throw new Error(`${where}: costs.${key} is not a cost figure`);
+    if (!costFigureNames().some((f) => f.split(".")[1] === key))
+      throw new Error(`${where}: costs.${key} is not a cost figure`);
   }
   b.costs(overrides as CostOverrides);
 
   const ca = spec.caches;
-  if (!ca || typeof ca !== "object") throw new Error(`${where}: "caches" must hold sourced l2Bytes and llcBytes`);
+  if (!ca || typeof ca !== "object")
+    throw new Error(`${where}: "caches" must hold sourced l2Bytes and llcBytes`);
   const l2 = sourced(where, "caches.l2Bytes", ca.l2Bytes);
   const llc = sourced(where, "caches.llcBytes", ca.llcBytes);
   b.caches({ l2Bytes: l2.value, llcBytes: llc.value });
   sources["caches.l2Bytes"] = l2.source;
   sources["caches.llcBytes"] = llc.source;
 
-  if (!Array.isArray(spec.idleStates)) throw new Error(`${where}: "idleStates" must be an array (shallow to deep)`);
+  if (!Array.isArray(spec.idleStates))
+    throw new Error(`${where}: "idleStates" must be an array (shallow to deep)`);
   const states: IdleState[] = spec.idleStates.map((s, i) => {
     const ex = sourced(where, `idleStates[${i}].exitLatencyNs`, s?.exitLatencyNs);
     const tr = sourced(where, `idleStates[${i}].targetResidencyNs`, s?.targetResidencyNs);
     sources[`idle.${s.name}.exitLatencyNs`] = ex.source;
     sources[`idle.${s.name}.targetResidencyNs`] = tr.source;
-    return { name: s.name, exitLatencyNs: ex.value, targetResidencyNs: tr.value, polling: s.polling };
+    return {
+      name: s.name,
+      exitLatencyNs: ex.value,
+      targetResidencyNs: tr.value,
+      polling: s.polling,
+    };
   });
   b.idleStates(states);
   b.sources(sources);

@@ -2,11 +2,15 @@
 // per-level tables (cache-line latency, copy bandwidth, remote rq lock) with this.
 import { SHARE_LEVELS, type Machine, type ShareLevel } from "./types";
 
-const IDX: Record<ShareLevel, number> = Object.fromEntries(SHARE_LEVELS.map((l, i) => [l, i])) as Record<ShareLevel, number>;
+const IDX: Record<ShareLevel, number> = Object.fromEntries(
+  SHARE_LEVELS.map((l, i) => [l, i]),
+) as Record<ShareLevel, number>;
 
 function checkCpu(machine: Machine, cpu: number, name: string): void {
   if (!Number.isInteger(cpu) || cpu < 0 || cpu >= machine.cpus.length) {
-    throw new Error(`shareLevel: ${name} must be a CPU id in 0..${machine.cpus.length - 1} (got ${cpu})`);
+    throw new Error(
+      `shareLevel: ${name} must be a CPU id in 0..${machine.cpus.length - 1} (got ${cpu})`,
+    );
   }
 }
 

@@ -2,45 +2,51 @@
 
 /** How close two CPUs are, from the cache/fabric point of view (nearest first). */
 export type ShareLevel =
-  | "same_cpu"     // the same logical CPU
-  | "same_core"    // SMT siblings: share L1/L2
-  | "shared_l2"    // different cores sharing an L2 (Core 2 pairs)
-  | "shared_llc"   // different L2s, same last-level cache
+  | "same_cpu" // the same logical CPU
+  | "same_core" // SMT siblings: share L1/L2
+  | "shared_l2" // different cores sharing an L2 (Core 2 pairs)
+  | "shared_llc" // different L2s, same last-level cache
   | "same_package" // same package, no shared cache (Core 2 MCM dies)
-  | "same_node"    // other package, same NUMA node (FSB/UMA boxes)
-  | "other_node";  // another NUMA node
+  | "same_node" // other package, same NUMA node (FSB/UMA boxes)
+  | "other_node"; // another NUMA node
 
 export const SHARE_LEVELS: readonly ShareLevel[] = [
-  "same_cpu", "same_core", "shared_l2", "shared_llc", "same_package", "same_node", "other_node",
+  "same_cpu",
+  "same_core",
+  "shared_l2",
+  "shared_llc",
+  "same_package",
+  "same_node",
+  "other_node",
 ];
 
 export interface CpuInfo {
-  id: number;       // logical CPU number, as Linux numbers it
-  thread: number;   // SMT thread index within its core
-  core: number;     // global core id
-  die: number;      // global die id (an MCM package has several dies)
-  package: number;  // socket
-  node: number;     // NUMA node
-  l2: number;       // id of the L2 instance this CPU uses
-  llc: number;      // id of the last-level cache instance this CPU uses
+  id: number; // logical CPU number, as Linux numbers it
+  thread: number; // SMT thread index within its core
+  core: number; // global core id
+  die: number; // global die id (an MCM package has several dies)
+  package: number; // socket
+  node: number; // NUMA node
+  l2: number; // id of the L2 instance this CPU uses
+  llc: number; // id of the last-level cache instance this CPU uses
   capacity: number; // arch capacity, 1024 = the biggest CPU at max frequency
 }
 
 export interface IdleState {
-  name: string;            // "POLL", "C1", "C1E", "C6", ...
-  exitLatencyNs: number;   // worst-case exit latency the governor uses
+  name: string; // "POLL", "C1", "C1E", "C6", ...
+  exitLatencyNs: number; // worst-case exit latency the governor uses
   targetResidencyNs: number;
-  polling: boolean;        // woken by setting need_resched, no IPI needed
+  polling: boolean; // woken by setting need_resched, no IPI needed
 }
 
 /** Physical costs of one machine. Every experiment on the machine uses the same figures. */
 export interface CostModel {
-  contextSwitchNs: number;       // switch_to + mm switch, one direction
-  syscallNs: number;             // kernel entry/exit round trip
-  wakeupNs: number;              // try_to_wake_up bookkeeping on the waker, excluding locks/IPIs
-  ipiSendNs: number;             // cost on the sender
-  ipiDeliveryNs: number;         // sender to handler running on the target
-  rqLockLocalNs: number;         // uncontended acquisition of the local rq lock
+  contextSwitchNs: number; // switch_to + mm switch, one direction
+  syscallNs: number; // kernel entry/exit round trip
+  wakeupNs: number; // try_to_wake_up bookkeeping on the waker, excluding locks/IPIs
+  ipiSendNs: number; // cost on the sender
+  ipiDeliveryNs: number; // sender to handler running on the target
+  rqLockLocalNs: number; // uncontended acquisition of the local rq lock
   /** Extra cost of acquiring a remote rq lock (line transfer of lock + hot rq lines), by distance. */
   rqLockRemoteNs: Record<ShareLevel, number>;
   /** Latency of moving one modified cache line between CPUs at this distance. */
@@ -52,7 +58,7 @@ export interface CostModel {
 }
 
 export interface CacheSizes {
-  l2Bytes: number;  // size of one L2 instance
+  l2Bytes: number; // size of one L2 instance
   llcBytes: number; // size of one LLC instance
 }
 

@@ -55,7 +55,8 @@ function notInTslab(): Error {
 export function display(figure: Figure | Figure[]): void {
   const figs = Array.isArray(figure) ? figure : [figure];
   const d = tslabDisplay();
-  const html = (bundleSent ? "" : plotlyScriptTag() + "\n") + figs.map((f) => figureHtml(f)).join("\n");
+  const html =
+    (bundleSent ? "" : plotlyScriptTag() + "\n") + figs.map((f) => figureHtml(f)).join("\n");
   try {
     d.html(html);
   } catch (e) {

@@ -46,7 +46,10 @@ export function strip(data: ResultsData, metric: string, opts: DistributionOptio
   return stripFromValues(valuesByVariant(data, metric, opts.variants), { yTitle: metric, ...opts });
 }
 
-export function stripFromValues(groups: readonly VariantValues[], opts: DistributionOptions = {}): Figure {
+export function stripFromValues(
+  groups: readonly VariantValues[],
+  opts: DistributionOptions = {},
+): Figure {
   // A box trace with transparent box and all points is plotly's idiom for a strip chart.
   const data: PlotTrace[] = groups.map((g, i) => ({
     type: "box",
@@ -65,10 +68,16 @@ export function stripFromValues(groups: readonly VariantValues[], opts: Distribu
 
 /** Violin plot with the inner box, mean line and points. */
 export function violin(data: ResultsData, metric: string, opts: DistributionOptions = {}): Figure {
-  return violinFromValues(valuesByVariant(data, metric, opts.variants), { yTitle: metric, ...opts });
+  return violinFromValues(valuesByVariant(data, metric, opts.variants), {
+    yTitle: metric,
+    ...opts,
+  });
 }
 
-export function violinFromValues(groups: readonly VariantValues[], opts: DistributionOptions = {}): Figure {
+export function violinFromValues(
+  groups: readonly VariantValues[],
+  opts: DistributionOptions = {},
+): Figure {
   const data: PlotTrace[] = groups.map((g, i) => ({
     type: "violin",
     name: g.variant,
@@ -90,26 +99,51 @@ export interface BarCiOptions extends DistributionOptions {
 
 /** Bar of the mean per variant with Student-t confidence-interval error bars and % change labels. */
 export function barCi(data: ResultsData, metric: string, opts: BarCiOptions = {}): Figure {
-  return barCiFromValues(metric, valuesByVariant(data, metric, opts.variants), { yTitle: metric, ...opts });
+  return barCiFromValues(metric, valuesByVariant(data, metric, opts.variants), {
+    yTitle: metric,
+    ...opts,
+  });
 }
 
-export function barCiFromValues(metric: string, groups: readonly VariantValues[], opts: BarCiOptions = {}): Figure {
-  const rows = compareValues(metric, groups, { baseline: opts.baseline, confidence: opts.confidence });
+export function barCiFromValues(
+  metric: string,
+  groups: readonly VariantValues[],
+  opts: BarCiOptions = {},
+): Figure {
+  const rows = compareValues(metric, groups, {
+    baseline: opts.baseline,
+    confidence: opts.confidence,
+  });
   const level = Math.round((opts.confidence ?? 0.95) * 100);
   const trace: PlotTrace = {
     type: "bar",
     name: `mean ± ${level}% CI`,
     x: rows.map((r) => r.variant),
     y: rows.map((r) => r.mean),
-    error_y: { type: "data", array: rows.map((r) => (Number.isFinite(r.ci95) ? r.ci95 : 0)), visible: true },
-    text: rows.map((r) => (r.baseline ? "baseline" : `${r.pctChange >= 0 ? "+" : ""}${r.pctChange.toFixed(1)}%${r.significant ? "*" : ""}`)),
+    error_y: {
+      type: "data",
+      array: rows.map((r) => (Number.isFinite(r.ci95) ? r.ci95 : 0)),
+      visible: true,
+    },
+    text: rows.map((r) =>
+      r.baseline
+        ? "baseline"
+        : `${r.pctChange >= 0 ? "+" : ""}${r.pctChange.toFixed(1)}%${r.significant ? "*" : ""}`,
+    ),
     textposition: "outside",
     marker: { color: rows.map((_, i) => colorOf(i)) },
   };
-  return withPublished({ data: [trace], layout: distLayout(opts, { showlegend: false }) }, groups, opts.published);
+  return withPublished(
+    { data: [trace], layout: distLayout(opts, { showlegend: false }) },
+    groups,
+    opts.published,
+  );
 }
 
-function distLayout(opts: DistributionOptions, extra: Record<string, unknown> = {}): Record<string, unknown> {
+function distLayout(
+  opts: DistributionOptions,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return baseLayout(opts, {
     yaxis: { title: { text: opts.yTitle ?? "" }, zeroline: false },
     xaxis: { type: "category" },
@@ -119,20 +153,42 @@ function distLayout(opts: DistributionOptions, extra: Record<string, unknown> = 
 }
 
 /** Add the published value(s) to a categorical-x figure. */
-export function withPublished(fig: Figure, groups: readonly { variant: string }[], published: DistributionOptions["published"]): Figure {
+export function withPublished(
+  fig: Figure,
+  groups: readonly { variant: string }[],
+  published: DistributionOptions["published"],
+): Figure {
   if (published === undefined || published === null) return fig;
   if (typeof published === "number") {
     const shapes = [...((fig.layout.shapes as unknown[]) ?? [])];
-    shapes.push({ type: "line", xref: "paper", x0: 0, x1: 1, yref: "y", y0: published, y1: published, line: { color: "black", width: 2, dash: "dash" } });
+    shapes.push({
+      type: "line",
+      xref: "paper",
+      x0: 0,
+      x1: 1,
+      yref: "y",
+      y0: published,
+      y1: published,
+      line: { color: "black", width: 2, dash: "dash" },
+    });
     const annotations = [...((fig.layout.annotations as unknown[]) ?? [])];
-    annotations.push({ xref: "paper", x: 1, xanchor: "right", yref: "y", y: published, yanchor: "bottom", text: `published ${published}`, showarrow: false });
+    annotations.push({
+      xref: "paper",
+      x: 1,
+      xanchor: "right",
+      yref: "y",
+      y: published,
+      yanchor: "bottom",
+      text: `published ${published}`,
+      showarrow: false,
+    });
     return { ...fig, layout: { ...fig.layout, shapes, annotations } };
   }
   const xs: string[] = [];
   const ys: number[] = [];
   for (const g of groups) {
     const v = published[g.variant];
-    if (typeof v === "number") (xs.push(g.variant), ys.push(v));
+    if (typeof v === "number") xs.push(g.variant), ys.push(v);
   }
   if (xs.length === 0) return fig;
   const marker: PlotTrace = {
@@ -141,7 +197,12 @@ export function withPublished(fig: Figure, groups: readonly { variant: string }[
     name: "published",
     x: xs,
     y: ys,
-    marker: { symbol: "line-ew-open", size: 44, color: "black", line: { width: 3, color: "black" } },
+    marker: {
+      symbol: "line-ew-open",
+      size: 44,
+      color: "black",
+      line: { width: 3, color: "black" },
+    },
     hovertemplate: "published %{y}<extra></extra>",
   };
   return { ...fig, data: [...fig.data, marker], layout: { ...fig.layout, showlegend: true } };

@@ -16,7 +16,14 @@ export type DomainPicture = Array<{
 
 /** Anything shaped like src/kernel's DomainTree (structural, so this layer does not pin it). */
 export interface DomainTreeLike {
-  domains: ReadonlyArray<ReadonlyArray<{ cpu: number; level: string; span: readonly number[]; groups: ReadonlyArray<{ cpus: readonly number[] }> }>>;
+  domains: ReadonlyArray<
+    ReadonlyArray<{
+      cpu: number;
+      level: string;
+      span: readonly number[];
+      groups: ReadonlyArray<{ cpus: readonly number[] }>;
+    }>
+  >;
 }
 
 export function domainPictureFromTree(tree: DomainTreeLike): DomainPicture {
@@ -25,7 +32,11 @@ export function domainPictureFromTree(tree: DomainTreeLike): DomainPicture {
     if (!doms || doms.length === 0) return;
     out.push({
       cpu,
-      levels: doms.map((d) => ({ level: d.level, span: [...d.span], groups: d.groups.map((g) => [...g.cpus]) })),
+      levels: doms.map((d) => ({
+        level: d.level,
+        span: [...d.span],
+        groups: d.groups.map((g) => [...g.cpus]),
+      })),
     });
   });
   return out;
@@ -38,7 +49,8 @@ export function domainTree(picture: DomainPicture, opts: CommonPlotOptions = {})
   const cpus = picture.map((p) => p.cpu);
   // Rows: level names ordered by their lowest position in any CPU's hierarchy.
   const pos = new Map<string, number>();
-  for (const p of picture) p.levels.forEach((l, i) => pos.set(l.level, Math.min(pos.get(l.level) ?? Infinity, i)));
+  for (const p of picture)
+    p.levels.forEach((l, i) => pos.set(l.level, Math.min(pos.get(l.level) ?? Infinity, i)));
   const levels = [...pos.keys()].sort((a, b) => pos.get(a)! - pos.get(b)!);
 
   // CPU order: sort by (top span's first CPU, next span's first CPU, ..., cpu) so spans are contiguous.
@@ -77,15 +89,34 @@ export function domainTree(picture: DomainPicture, opts: CommonPlotOptions = {})
       seen.add(id);
       const ext = extent(l.span);
       if (!ext) continue;
-      shapes.push({ type: "rect", x0: ext[0] - 0.45, x1: ext[1] + 0.45, y0: y - 0.4, y1: y + 0.4, line: { color: colorOf(row), width: 2 }, fillcolor: "rgba(0,0,0,0)" });
+      shapes.push({
+        type: "rect",
+        x0: ext[0] - 0.45,
+        x1: ext[1] + 0.45,
+        y0: y - 0.4,
+        y1: y + 0.4,
+        line: { color: colorOf(row), width: 2 },
+        fillcolor: "rgba(0,0,0,0)",
+      });
       l.groups.forEach((g) => {
         const ge = extent(g);
         if (!ge) return;
-        shapes.push({ type: "rect", x0: ge[0] - 0.35, x1: ge[1] + 0.35, y0: y - 0.28, y1: y + 0.28, line: { width: 0 }, fillcolor: colorOf(row), opacity: 0.25 });
+        shapes.push({
+          type: "rect",
+          x0: ge[0] - 0.35,
+          x1: ge[1] + 0.35,
+          y0: y - 0.28,
+          y1: y + 0.28,
+          line: { width: 0 },
+          fillcolor: colorOf(row),
+          opacity: 0.25,
+        });
       });
       hx.push((ext[0] + ext[1]) / 2);
       hy.push(y);
-      htext.push(`${name} span ${rangeText(l.span)}<br>groups: ${l.groups.map((g) => `{${rangeText(g)}}`).join(" ")}`);
+      htext.push(
+        `${name} span ${rangeText(l.span)}<br>groups: ${l.groups.map((g) => `{${rangeText(g)}}`).join(" ")}`,
+      );
     }
   });
 
@@ -101,7 +132,16 @@ export function domainTree(picture: DomainPicture, opts: CommonPlotOptions = {})
       marker: { symbol: "square", size: 22, color: "#e8e8e8", line: { color: "#555", width: 1 } },
       hovertemplate: "CPU %{text}<extra></extra>",
     },
-    { type: "scatter", mode: "markers", name: "domains", x: hx, y: hy, text: htext, hoverinfo: "text", marker: { size: 6, color: "rgba(0,0,0,0.35)" } },
+    {
+      type: "scatter",
+      mode: "markers",
+      name: "domains",
+      x: hx,
+      y: hy,
+      text: htext,
+      hoverinfo: "text",
+      marker: { size: 6, color: "rgba(0,0,0,0.35)" },
+    },
   ];
   return {
     data,
@@ -110,7 +150,13 @@ export function domainTree(picture: DomainPicture, opts: CommonPlotOptions = {})
       showlegend: false,
       height: opts.height ?? 120 + 70 * (levels.length + 1),
       xaxis: { visible: false, range: [-0.8, order.length - 0.2] },
-      yaxis: { tickvals: [0, ...levels.map((_, i) => i + 1)], ticktext: ["CPU", ...levels], range: [-0.7, levels.length + 0.7], zeroline: false, showgrid: false },
+      yaxis: {
+        tickvals: [0, ...levels.map((_, i) => i + 1)],
+        ticktext: ["CPU", ...levels],
+        range: [-0.7, levels.length + 0.7],
+        zeroline: false,
+        showgrid: false,
+      },
     }),
   };
 }

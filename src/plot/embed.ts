@@ -41,7 +41,12 @@ export function htmlSafeJson(value: unknown): string {
 }
 
 export function escapeHtml(s: string): string {
-  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+  return s
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;");
 }
 
 let idCounter = 0;
@@ -60,7 +65,11 @@ function figureStyle(fig: Figure): string {
 }
 
 function figurePayload(fig: Figure): unknown {
-  return { data: fig.data, layout: fig.layout, config: { ...DEFAULT_CONFIG, ...(fig.config ?? {}) } };
+  return {
+    data: fig.data,
+    layout: fig.layout,
+    config: { ...DEFAULT_CONFIG, ...(fig.config ?? {}) },
+  };
 }
 
 /**

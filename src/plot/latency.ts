@@ -22,11 +22,21 @@ export interface PercentileCurveOptions extends LatencyOptions {
 }
 
 /** Percentile curve of a series pooled over each variant's iterations. */
-export function percentileCurve(data: ResultsData, series: string, opts: PercentileCurveOptions = {}): Figure {
-  return percentileCurveFromValues(seriesByVariant(data, series, opts.variants), { title: opts.title ?? `${series} percentiles`, ...opts });
+export function percentileCurve(
+  data: ResultsData,
+  series: string,
+  opts: PercentileCurveOptions = {},
+): Figure {
+  return percentileCurveFromValues(seriesByVariant(data, series, opts.variants), {
+    title: opts.title ?? `${series} percentiles`,
+    ...opts,
+  });
 }
 
-export function percentileCurveFromValues(groups: readonly VariantValues[], opts: PercentileCurveOptions = {}): Figure {
+export function percentileCurveFromValues(
+  groups: readonly VariantValues[],
+  opts: PercentileCurveOptions = {},
+): Figure {
   const ps = opts.percentiles ?? DEFAULT_PERCENTILES;
   const labels = ps.map((p) => `p${p}`);
   const data: PlotTrace[] = [];
@@ -58,7 +68,10 @@ export function percentileCurveFromValues(groups: readonly VariantValues[], opts
     data,
     layout: baseLayout(opts, {
       xaxis: { type: "category", title: { text: "percentile" } },
-      yaxis: { type: opts.log === false ? "linear" : "log", title: { text: opts.unit ? `latency (${opts.unit})` : "latency" } },
+      yaxis: {
+        type: opts.log === false ? "linear" : "log",
+        title: { text: opts.unit ? `latency (${opts.unit})` : "latency" },
+      },
     }),
   };
 }
@@ -72,7 +85,10 @@ export interface CdfOptions extends LatencyOptions {
 
 /** Empirical CDF curves of a series pooled over each variant's iterations. */
 export function cdf(data: ResultsData, series: string, opts: CdfOptions = {}): Figure {
-  return cdfFromValues(seriesByVariant(data, series, opts.variants), { title: opts.title ?? `${series} CDF`, ...opts });
+  return cdfFromValues(seriesByVariant(data, series, opts.variants), {
+    title: opts.title ?? `${series} CDF`,
+    ...opts,
+  });
 }
 
 export function cdfFromValues(groups: readonly VariantValues[], opts: CdfOptions = {}): Figure {
@@ -84,8 +100,8 @@ export function cdfFromValues(groups: readonly VariantValues[], opts: CdfOptions
     const ys: number[] = [];
     // Thin by rank, always keeping the last point so the tail is drawn.
     const step = Math.max(1, Math.ceil(n / maxPoints));
-    for (let k = 0; k < n; k += step) (xs.push(asc[k]), ys.push((k + 1) / n));
-    if (n > 0 && xs.length && ys[ys.length - 1] !== 1) (xs.push(asc[n - 1]), ys.push(1));
+    for (let k = 0; k < n; k += step) xs.push(asc[k]), ys.push((k + 1) / n);
+    if (n > 0 && xs.length && ys[ys.length - 1] !== 1) xs.push(asc[n - 1]), ys.push(1);
     return {
       type: "scatter",
       mode: "lines",
@@ -98,8 +114,13 @@ export function cdfFromValues(groups: readonly VariantValues[], opts: CdfOptions
   return {
     data,
     layout: baseLayout(opts, {
-      xaxis: { type: opts.log ? "log" : "linear", title: { text: opts.unit ? `value (${opts.unit})` : "value" } },
-      yaxis: opts.tail ? { type: "log", title: { text: "1 - CDF" } } : { range: [0, 1.02], title: { text: "CDF" } },
+      xaxis: {
+        type: opts.log ? "log" : "linear",
+        title: { text: opts.unit ? `value (${opts.unit})` : "value" },
+      },
+      yaxis: opts.tail
+        ? { type: "log", title: { text: "1 - CDF" } }
+        : { range: [0, 1.02], title: { text: "CDF" } },
     }),
   };
 }

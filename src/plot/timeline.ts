@@ -29,7 +29,13 @@ export function cpuTimeline(records: readonly TraceRecord[], opts: TimelineOptio
   const end = opts.end ?? (recs.length ? recs[recs.length - 1].t : 0);
   const wanted = opts.cpus ? new Set(opts.cpus) : null;
   const segs = cpuSegments(recs, { start, end }).filter((s) => !wanted || wanted.has(s.cpu));
-  const cpus = [...new Set([...(opts.cpus ?? []), ...segs.map((s) => s.cpu), ...recs.filter((r) => !wanted || wanted.has(r.cpu)).map((r) => r.cpu)])].sort((a, b) => a - b);
+  const cpus = [
+    ...new Set([
+      ...(opts.cpus ?? []),
+      ...segs.map((s) => s.cpu),
+      ...recs.filter((r) => !wanted || wanted.has(r.cpu)).map((r) => r.cpu),
+    ]),
+  ].sort((a, b) => a - b);
 
   // Rank tasks by runtime so the busiest keep their own colour.
   const runtime = new Map<number, { comm: string; ns: number }>();
@@ -46,7 +52,12 @@ export function cpuTimeline(records: readonly TraceRecord[], opts: TimelineOptio
   for (const s of segs) {
     const idx = own.get(s.pid);
     const key = idx === undefined ? "other" : `pid${s.pid}`;
-    if (!groups.has(key)) groups.set(key, { name: idx === undefined ? "other tasks" : `${s.comm}-${s.pid}`, color: idx === undefined ? "#bbbbbb" : colorOf(idx), segs: [] });
+    if (!groups.has(key))
+      groups.set(key, {
+        name: idx === undefined ? "other tasks" : `${s.comm}-${s.pid}`,
+        color: idx === undefined ? "#bbbbbb" : colorOf(idx),
+        segs: [],
+      });
     groups.get(key)!.segs.push(s);
   }
   const data: PlotTrace[] = [...groups.values()].map((g) => ({
@@ -57,7 +68,10 @@ export function cpuTimeline(records: readonly TraceRecord[], opts: TimelineOptio
     base: g.segs.map((s) => (s.start - start) / NS_PER_MS),
     x: g.segs.map((s) => (s.end - s.start) / NS_PER_MS),
     marker: { color: g.color, line: { width: 0 } },
-    hovertext: g.segs.map((s) => `${s.comm}-${s.pid} on CPU ${s.cpu}: ${((s.start - start) / NS_PER_MS).toFixed(3)}–${((s.end - start) / NS_PER_MS).toFixed(3)} ms`),
+    hovertext: g.segs.map(
+      (s) =>
+        `${s.comm}-${s.pid} on CPU ${s.cpu}: ${((s.start - start) / NS_PER_MS).toFixed(3)}–${((s.end - start) / NS_PER_MS).toFixed(3)} ms`,
+    ),
     hoverinfo: "text",
   }));
 
@@ -77,8 +91,15 @@ export function cpuTimeline(records: readonly TraceRecord[], opts: TimelineOptio
         name: `migrate: ${reason}`,
         x: ms.map((m) => (m.t - start) / NS_PER_MS),
         y: ms.map((m) => cpuLabel(m.destCpu)),
-        marker: { symbol: MIGRATION_SYMBOLS[i++ % MIGRATION_SYMBOLS.length], size: 10, color: "black", line: { width: 1, color: "white" } },
-        hovertext: ms.map((m) => `${m.comm}-${m.pid}: CPU ${m.origCpu} → ${m.destCpu} (${m.reason})`),
+        marker: {
+          symbol: MIGRATION_SYMBOLS[i++ % MIGRATION_SYMBOLS.length],
+          size: 10,
+          color: "black",
+          line: { width: 1, color: "white" },
+        },
+        hovertext: ms.map(
+          (m) => `${m.comm}-${m.pid}: CPU ${m.origCpu} → ${m.destCpu} (${m.reason})`,
+        ),
         hoverinfo: "text",
       });
     }
@@ -89,14 +110,30 @@ export function cpuTimeline(records: readonly TraceRecord[], opts: TimelineOptio
       barmode: "overlay",
       bargap: 0.25,
       xaxis: { title: { text: "time (ms)" }, range: [0, (end - start) / NS_PER_MS] },
-      yaxis: { type: "category", categoryorder: "array", categoryarray: cpus.map(cpuLabel).reverse(), automargin: true },
+      yaxis: {
+        type: "category",
+        categoryorder: "array",
+        categoryarray: cpus.map(cpuLabel).reverse(),
+        automargin: true,
+      },
       height: opts.height ?? Math.max(220, 60 + 28 * cpus.length),
       legend: { orientation: "v" },
     }),
   };
 }
 
-const MIGRATION_SYMBOLS = ["triangle-right", "diamond", "star", "x", "cross", "circle-open", "square-open", "triangle-up", "hexagon", "bowtie"];
+const MIGRATION_SYMBOLS = [
+  "triangle-right",
+  "diamond",
+  "star",
+  "x",
+  "cross",
+  "circle-open",
+  "square-open",
+  "triangle-up",
+  "hexagon",
+  "bowtie",
+];
 
 export interface RunqueueOptions extends CommonPlotOptions {
   start?: number;
@@ -110,7 +147,10 @@ export interface RunqueueOptions extends CommonPlotOptions {
 }
 
 /** Runqueue length (nr_running, running + queued) per CPU over time, rebuilt from the trace. */
-export function runqueueLength(records: readonly TraceRecord[], opts: RunqueueOptions = {}): Figure {
+export function runqueueLength(
+  records: readonly TraceRecord[],
+  opts: RunqueueOptions = {},
+): Figure {
   const recs = byTime(records);
   const start = opts.start ?? (recs.length ? recs[0].t : 0);
   const end = opts.end ?? (recs.length ? recs[recs.length - 1].t : 0);
@@ -126,22 +166,49 @@ export function runqueueLength(records: readonly TraceRecord[], opts: RunqueueOp
       while (k + 1 < s.t.length && s.t[k + 1] <= start) k++;
       xs.push(0);
       ys.push(s.t.length && s.t[k] <= start ? s.n[k] : 0);
-      for (let j = 0; j < s.t.length; j++) if (s.t[j] > start && s.t[j] <= end) (xs.push(ms(s.t[j])), ys.push(s.n[j]));
+      for (let j = 0; j < s.t.length; j++)
+        if (s.t[j] > start && s.t[j] <= end) xs.push(ms(s.t[j])), ys.push(s.n[j]);
       xs.push(ms(end));
       ys.push(ys[ys.length - 1]);
-      return { type: "scatter", mode: "lines", line: { shape: "hv", color: colorOf(i) }, name: cpuLabel(s.cpu), x: xs, y: ys };
+      return {
+        type: "scatter",
+        mode: "lines",
+        line: { shape: "hv", color: colorOf(i) },
+        name: cpuLabel(s.cpu),
+        x: xs,
+        y: ys,
+      };
     });
     return {
       data,
-      layout: baseLayout(opts, { xaxis: { title: { text: "time (ms)" } }, yaxis: { title: { text: "nr_running" }, rangemode: "tozero", dtick: 1 } }),
+      layout: baseLayout(opts, {
+        xaxis: { title: { text: "time (ms)" } },
+        yaxis: { title: { text: "nr_running" }, rangemode: "tozero", dtick: 1 },
+      }),
     };
   }
   const bins = Math.max(1, opts.bins ?? 200);
   const width = (end - start) / bins;
   const x = Array.from({ length: bins }, (_, b) => ms(start + (b + 0.5) * width));
-  const z = steps.map((s) => Array.from({ length: bins }, (_, b) => (width > 0 ? stepMean(s, start + b * width, start + (b + 1) * width) : 0)));
+  const z = steps.map((s) =>
+    Array.from({ length: bins }, (_, b) =>
+      width > 0 ? stepMean(s, start + b * width, start + (b + 1) * width) : 0,
+    ),
+  );
   return {
-    data: [{ type: "heatmap", x, y: steps.map((s) => cpuLabel(s.cpu)), z, colorscale: "Viridis", colorbar: { title: { text: "nr_running" } } }],
-    layout: baseLayout(opts, { xaxis: { title: { text: "time (ms)" } }, yaxis: { type: "category", autorange: "reversed" } }),
+    data: [
+      {
+        type: "heatmap",
+        x,
+        y: steps.map((s) => cpuLabel(s.cpu)),
+        z,
+        colorscale: "Viridis",
+        colorbar: { title: { text: "nr_running" } },
+      },
+    ],
+    layout: baseLayout(opts, {
+      xaxis: { title: { text: "time (ms)" } },
+      yaxis: { type: "category", autorange: "reversed" },
+    }),
   };
 }

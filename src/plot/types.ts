@@ -24,7 +24,10 @@ export interface CommonPlotOptions {
 }
 
 /** Default layout bits shared by the builders. */
-export function baseLayout(opts: CommonPlotOptions, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function baseLayout(
+  opts: CommonPlotOptions,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   const layout: Record<string, unknown> = {
     margin: { l: 70, r: 30, t: opts.title ? 50 : 20, b: 50 },
     ...extra,
@@ -37,8 +40,16 @@ export function baseLayout(opts: CommonPlotOptions, extra: Record<string, unknow
 
 /** A qualitative palette (plotly's default D3 set) so variants keep colours across figures. */
 export const PALETTE = [
-  "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-  "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+  "#1f77b4",
+  "#ff7f0e",
+  "#2ca02c",
+  "#d62728",
+  "#9467bd",
+  "#8c564b",
+  "#e377c2",
+  "#7f7f7f",
+  "#bcbd22",
+  "#17becf",
 ];
 
 export function colorOf(i: number): string {

@@ -3,9 +3,22 @@
 // No network access is needed to view it.
 import * as fs from "fs";
 import * as path from "path";
-import { drawAllScript, escapeHtml, figureDataHtml, htmlSafeJson, plotlyScriptTag } from "../plot/embed";
+import {
+  drawAllScript,
+  escapeHtml,
+  figureDataHtml,
+  htmlSafeJson,
+  plotlyScriptTag,
+} from "../plot/embed";
 import { fmtNum } from "../analysis/compare";
-import { bandText, inBandText, ledgerRow, ledgerRows, ledgerTotals, type ReportExperiment } from "./ledger";
+import {
+  bandText,
+  inBandText,
+  ledgerRow,
+  ledgerRows,
+  ledgerTotals,
+  type ReportExperiment,
+} from "./ledger";
 
 export type { ReportExperiment, LedgerRowInput } from "./ledger";
 
@@ -37,10 +50,22 @@ code,pre{background:#f5f5f5;padding:.1em .3em}pre{padding:.6em;overflow-x:auto}
 function ledgerTable(e: ReportExperiment): string {
   const rows = e.rows.map((r) => ledgerRow(e.id, r));
   if (rows.length === 0) return `<p class="meta">No ledger rows.</p>`;
-  const head = ["metric", "variant", "published", "simulated", "±95% CI", "n", "ratio", "band", "in band"];
+  const head = [
+    "metric",
+    "variant",
+    "published",
+    "simulated",
+    "±95% CI",
+    "n",
+    "ratio",
+    "band",
+    "in band",
+  ];
   const body = rows.map((r) => {
     const cls = r.inBand === null ? "" : r.inBand ? "in" : "out";
-    const title = r.iterations.length ? ` title="iterations: ${escapeHtml(r.iterations.map((x) => fmtNum(x)).join(", "))}"` : "";
+    const title = r.iterations.length
+      ? ` title="iterations: ${escapeHtml(r.iterations.map((x) => fmtNum(x)).join(", "))}"`
+      : "";
     return (
       `<tr class="${cls}">` +
       `<td>${escapeHtml(r.metric)}${r.unit ? ` <span class="meta">(${escapeHtml(r.unit)})</span>` : ""}</td>` +
@@ -72,7 +97,8 @@ const anchor = (id: string) => `exp-${id.replace(/[^A-Za-z0-9_-]/g, "_")}`;
 export function renderReport(input: ReportInput): string {
   const title = input.title ?? "schedlab report";
   const ids = input.experiments.map((e) => e.id);
-  const rerun = input.rerun ?? `npx schedlab reproduce ${ids.join(" ")} --report <dir>`.replace(/\s+/g, " ");
+  const rerun =
+    input.rerun ?? `npx schedlab reproduce ${ids.join(" ")} --report <dir>`.replace(/\s+/g, " ");
   const totals = ledgerTotals(ledgerRows(input.experiments));
   const anyFigures = input.experiments.some((e) => e.figures.length > 0);
   const embedded = {
@@ -80,7 +106,13 @@ export function renderReport(input: ReportInput): string {
     generatedAt: input.generatedAt ?? null,
     rerun,
     meta: input.meta ?? {},
-    experiments: input.experiments.map((e) => ({ id: e.id, title: e.title, machine: e.machine, spec: e.spec ?? null, rows: e.rows })),
+    experiments: input.experiments.map((e) => ({
+      id: e.id,
+      title: e.title,
+      machine: e.machine,
+      spec: e.spec ?? null,
+      rows: e.rows,
+    })),
   };
 
   const sections = input.experiments.map((e, ei) => {
@@ -99,29 +131,31 @@ export function renderReport(input: ReportInput): string {
       .join("\n");
   });
 
-  return [
-    "<!DOCTYPE html>",
-    `<html lang="en"><head><meta charset="utf-8">`,
-    `<meta name="generator" content="schedlab ${escapeHtml(input.version)}">`,
-    `<title>${escapeHtml(title)}</title>`,
-    `<style>${CSS}</style>`,
-    anyFigures ? plotlyScriptTag() : "",
-    `</head><body>`,
-    `<h1>${escapeHtml(title)}</h1>`,
-    `<p class="meta">schedlab ${escapeHtml(input.version)}${input.generatedAt ? ` · ${escapeHtml(input.generatedAt)}` : ""} · ` +
-      `${totals.inBand}/${totals.judged} judged numbers in band${totals.outOfBand ? `, <b>${totals.outOfBand} out of band</b>` : ""}</p>`,
-    `<p>How to rerun: <code>${escapeHtml(rerun)}</code> (the specs, seeds and version are embedded in this page as JSON, ` +
-      `<code>script#schedlab-spec</code>).</p>`,
-    input.experiments.length > 1
-      ? `<ul>${input.experiments.map((e) => `<li><a href="#${anchor(e.id)}">${escapeHtml(e.id)}</a>: ${escapeHtml(e.title)}</li>`).join("")}</ul>`
-      : "",
-    ...sections,
-    `<script type="application/json" id="schedlab-spec">${htmlSafeJson(embedded)}</script>`,
-    anyFigures ? drawAllScript() : "",
-    `</body></html>`,
-  ]
-    .filter((s) => s !== "")
-    .join("\n") + "\n";
+  return (
+    [
+      "<!DOCTYPE html>",
+      `<html lang="en"><head><meta charset="utf-8">`,
+      `<meta name="generator" content="schedlab ${escapeHtml(input.version)}">`,
+      `<title>${escapeHtml(title)}</title>`,
+      `<style>${CSS}</style>`,
+      anyFigures ? plotlyScriptTag() : "",
+      `</head><body>`,
+      `<h1>${escapeHtml(title)}</h1>`,
+      `<p class="meta">schedlab ${escapeHtml(input.version)}${input.generatedAt ? ` · ${escapeHtml(input.generatedAt)}` : ""} · ` +
+        `${totals.inBand}/${totals.judged} judged numbers in band${totals.outOfBand ? `, <b>${totals.outOfBand} out of band</b>` : ""}</p>`,
+      `<p>How to rerun: <code>${escapeHtml(rerun)}</code> (the specs, seeds and version are embedded in this page as JSON, ` +
+        `<code>script#schedlab-spec</code>).</p>`,
+      input.experiments.length > 1
+        ? `<ul>${input.experiments.map((e) => `<li><a href="#${anchor(e.id)}">${escapeHtml(e.id)}</a>: ${escapeHtml(e.title)}</li>`).join("")}</ul>`
+        : "",
+      ...sections,
+      `<script type="application/json" id="schedlab-spec">${htmlSafeJson(embedded)}</script>`,
+      anyFigures ? drawAllScript() : "",
+      `</body></html>`,
+    ]
+      .filter((s) => s !== "")
+      .join("\n") + "\n"
+  );
 }
 
 /** Write the report as `dir/name` (default index.html), creating dir; returns the file path. */

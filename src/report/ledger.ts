@@ -49,8 +49,13 @@ export interface LedgerRow extends LedgerRowInput {
 }
 
 export function ledgerRow(experiment: string, r: LedgerRowInput): LedgerRow {
-  const ratio = r.published === null || r.published === 0 || !Number.isFinite(r.published) ? null : r.simulated / r.published;
-  const inBand = r.band ? r.simulated >= Math.min(...r.band) && r.simulated <= Math.max(...r.band) : null;
+  const ratio =
+    r.published === null || r.published === 0 || !Number.isFinite(r.published)
+      ? null
+      : r.simulated / r.published;
+  const inBand = r.band
+    ? r.simulated >= Math.min(...r.band) && r.simulated <= Math.max(...r.band)
+    : null;
   return {
     ...r,
     experiment,

@@ -44,13 +44,26 @@ export function toFtrace(records: readonly TraceRecord[], opts: FtraceOptions = 
     const s = (c || "<...>").replace(/[\s=]+/g, "_");
     return trunc ? s.slice(0, 15) : s;
   };
-  const nrCpus = opts.nrCpus ?? recs.reduce((m, r) => Math.max(m, r.cpu + 1, "targetCpu" in r ? r.targetCpu + 1 : 0, "destCpu" in r ? r.destCpu + 1 : 0), 0);
+  const nrCpus =
+    opts.nrCpus ??
+    recs.reduce(
+      (m, r) =>
+        Math.max(
+          m,
+          r.cpu + 1,
+          "targetCpu" in r ? r.targetCpu + 1 : 0,
+          "destCpu" in r ? r.destCpu + 1 : 0,
+        ),
+      0,
+    );
   const current = new Map<number, { comm: string; pid: number }>();
   const lines: string[] = [];
   const line = (cpu: number, flags: string, t: number, event: string, args: string) => {
     const cur = current.get(cpu) ?? { comm: "<idle>", pid: 0 };
     const task = `${cur.pid === 0 ? "<idle>" : comm(cur.comm)}-${cur.pid}`;
-    lines.push(`${task.padStart(22)} [${pad3(cpu)}] ${flags} ${ftraceTimestamp(t)}: ${event}: ${args}`);
+    lines.push(
+      `${task.padStart(22)} [${pad3(cpu)}] ${flags} ${ftraceTimestamp(t)}: ${event}: ${args}`,
+    );
   };
   for (const r of recs) {
     switch (r.type) {
@@ -58,7 +71,10 @@ export function toFtrace(records: readonly TraceRecord[], opts: FtraceOptions = 
         // Until a CPU's first switch, the prev task is the best knowledge of who was current.
         if (!current.has(r.cpu)) current.set(r.cpu, { comm: r.prevComm, pid: r.prevPid });
         line(
-          r.cpu, "d..2", r.t, "sched_switch",
+          r.cpu,
+          "d..2",
+          r.t,
+          "sched_switch",
           `prev_comm=${comm(r.prevComm)} prev_pid=${r.prevPid} prev_prio=${r.prevPrio} prev_state=${r.prevState} ==> ` +
             `next_comm=${comm(r.nextComm)} next_pid=${r.nextPid} next_prio=${r.nextPrio}`,
         );
@@ -71,10 +87,22 @@ export function toFtrace(records: readonly TraceRecord[], opts: FtraceOptions = 
         break;
       }
       case "sched_waking":
-        line(r.cpu, "d..3", r.t, "sched_waking", `comm=${comm(r.comm)} pid=${r.pid} prio=${r.prio} target_cpu=${pad3(r.targetCpu)}`);
+        line(
+          r.cpu,
+          "d..3",
+          r.t,
+          "sched_waking",
+          `comm=${comm(r.comm)} pid=${r.pid} prio=${r.prio} target_cpu=${pad3(r.targetCpu)}`,
+        );
         break;
       case "sched_migrate_task":
-        line(r.cpu, "d..2", r.t, "sched_migrate_task", `comm=${comm(r.comm)} pid=${r.pid} prio=${r.prio} orig_cpu=${r.origCpu} dest_cpu=${r.destCpu}`);
+        line(
+          r.cpu,
+          "d..2",
+          r.t,
+          "sched_migrate_task",
+          `comm=${comm(r.comm)} pid=${r.pid} prio=${r.prio} orig_cpu=${r.origCpu} dest_cpu=${r.destCpu}`,
+        );
         break;
     }
   }

@@ -11,7 +11,10 @@ export const demo = defineReproduction({
   title: "Demo: nice 0 vs nice 5 CPU hogs sharing one CPU",
   machine: "core2-2x2",
   source: "kernel/sched/core.c sched_prio_to_weight",
-  experiment: () => topology("core2-2x2").era("6.19").workload(hogs({ n: 2, nice: [0, 5], cpus: [0], seconds: 2, warmupSeconds: 0.2 })),
+  experiment: () =>
+    topology("core2-2x2")
+      .era("6.19")
+      .workload(hogs({ n: 2, nice: [0, 5], cpus: [0], seconds: 2, warmupSeconds: 0.2 })),
   full: { iterations: 3, duration: 4, warmup: 0.2 },
   quick: { iterations: 2, duration: 2, warmup: 0.2 },
   rows(res) {
@@ -21,5 +24,10 @@ export const demo = defineReproduction({
       return ledgerRow(m, "baseline", f.value, res.values(m, "baseline"), f.band ?? null);
     });
   },
-  figures: (res) => [box(res.data, "share_hog0", { title: "CPU share of the nice-0 hog (weight-table value marked)", published: publishedValue(publishedFor("demo"), "share_hog0", "baseline").value ?? undefined })],
+  figures: (res) => [
+    box(res.data, "share_hog0", {
+      title: "CPU share of the nice-0 hog (weight-table value marked)",
+      published: publishedValue(publishedFor("demo"), "share_hog0", "baseline").value ?? undefined,
+    }),
+  ],
 });

@@ -37,11 +37,33 @@ export interface Ledger {
   experiments: LedgerExperiment[];
 }
 
-export function ledgerRow(metric: string, variant: string, published: number | null, iterations: number[], band: [number, number] | null = null): LedgerRow {
+export function ledgerRow(
+  metric: string,
+  variant: string,
+  published: number | null,
+  iterations: number[],
+  band: [number, number] | null = null,
+): LedgerRow {
   const simulated = iterations.length ? mean(iterations) : NaN;
   // ratio and in-band judgement as the HTML report computes them
-  const judged = judgeRow("", { metric, variant, published, simulated, iterations, ...(band ? { band } : {}) });
-  return { metric, variant, published, simulated, iterations, ratio: judged.ratio, band, inBand: judged.inBand };
+  const judged = judgeRow("", {
+    metric,
+    variant,
+    published,
+    simulated,
+    iterations,
+    ...(band ? { band } : {}),
+  });
+  return {
+    metric,
+    variant,
+    published,
+    simulated,
+    iterations,
+    ratio: judged.ratio,
+    band,
+    inBand: judged.inBand,
+  };
 }
 
 export function newLedger(experiments: LedgerExperiment[]): Ledger {
@@ -59,14 +81,25 @@ function fmt(x: number | null): string {
 export function formatLedger(l: Ledger): string {
   const out: string[] = [`schedlab ${l.version} reproduction ledger`];
   for (const e of l.experiments) {
-    out.push("", `${e.id}  ${e.title}`, `    machine ${e.machine}, era ${e.run.era}, ${e.run.iterations} iterations x ${e.run.durationS} s, seed ${e.run.seed}; source ${e.source}`);
+    out.push(
+      "",
+      `${e.id}  ${e.title}`,
+      `    machine ${e.machine}, era ${e.run.era}, ${e.run.iterations} iterations x ${e.run.durationS} s, seed ${e.run.seed}; source ${e.source}`,
+    );
     const head = ["metric", "variant", "published", "simulated", "ratio", "band", "in band"];
     const rows = e.rows.map((r) => [
-      r.metric, r.variant, fmt(r.published), fmt(r.simulated), r.ratio === null ? "-" : r.ratio.toFixed(3),
-      r.band ? `${fmt(r.band[0])}..${fmt(r.band[1])}` : "-", r.inBand === null ? "-" : r.inBand ? "yes" : "NO",
+      r.metric,
+      r.variant,
+      fmt(r.published),
+      fmt(r.simulated),
+      r.ratio === null ? "-" : r.ratio.toFixed(3),
+      r.band ? `${fmt(r.band[0])}..${fmt(r.band[1])}` : "-",
+      r.inBand === null ? "-" : r.inBand ? "yes" : "NO",
     ]);
     const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-    const line = (cells: string[]) => "    " + cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
+    const line = (cells: string[]) =>
+      "    " +
+      cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
     out.push(line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line));
     if (e.notes) out.push(`    note: ${e.notes}`);
   }
@@ -82,7 +115,12 @@ export function ledgerEntry(r: Reproduction, res: Results): LedgerExperiment {
     machine: r.machine,
     source: r.source,
     rows: r.rows(res),
-    run: { iterations: spec.iterations, durationS: spec.durationNs / 1e9, seed: spec.seed, era: spec.era },
+    run: {
+      iterations: spec.iterations,
+      durationS: spec.durationNs / 1e9,
+      seed: spec.seed,
+      era: spec.era,
+    },
     notes: r.notes,
   };
 }

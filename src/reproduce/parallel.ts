@@ -28,11 +28,18 @@ export async function runReproductionParallel(
   profile: RunProfile,
   opts: Pick<RunOptions, "seed" | "onProgress" | "trace"> & { workers: number },
 ): Promise<Results> {
-  const runOpts: RunOptions = { iterations: profile.iterations, duration: profile.duration, warmup: profile.warmup, seed: opts.seed, trace: opts.trace };
+  const runOpts: RunOptions = {
+    iterations: profile.iterations,
+    duration: profile.duration,
+    warmup: profile.warmup,
+    seed: opts.seed,
+    trace: opts.trace,
+  };
   const exp = r.experiment();
   const jobs = exp.jobs(runOpts);
   const workers = Math.max(1, Math.min(opts.workers, jobs.length));
-  if (!Number.isInteger(opts.workers) || opts.workers < 1) throw new Error(`workers must be a positive integer (got ${opts.workers})`);
+  if (!Number.isInteger(opts.workers) || opts.workers < 1)
+    throw new Error(`workers must be a positive integer (got ${opts.workers})`);
   if (workers === 1) return runReproduction(r, profile, opts);
   exp.spec(runOpts); // validate before starting threads
   const shares: IterationJob[][] = Array.from({ length: workers }, () => []);
@@ -46,7 +53,17 @@ export async function runReproductionParallel(
         new Promise<void>((resolve, reject) => {
           const w = new Worker(entry.code, {
             eval: entry.eval,
-            workerData: { id: r.id, opts: { iterations: runOpts.iterations, duration: runOpts.duration, warmup: runOpts.warmup, seed, trace }, jobs: share },
+            workerData: {
+              id: r.id,
+              opts: {
+                iterations: runOpts.iterations,
+                duration: runOpts.duration,
+                warmup: runOpts.warmup,
+                seed,
+                trace,
+              },
+              jobs: share,
+            },
           });
           let finished = false;
           w.on("message", (m: { type: string; result?: IterationResult; message?: string }) => {
@@ -63,7 +80,10 @@ export async function runReproductionParallel(
           });
           w.on("error", reject);
           w.on("exit", (code) => {
-            if (!finished) reject(new Error(`${r.id} worker exited with code ${code} before finishing its runs`));
+            if (!finished)
+              reject(
+                new Error(`${r.id} worker exited with code ${code} before finishing its runs`),
+              );
           });
         }),
     ),

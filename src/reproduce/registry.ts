@@ -49,8 +49,19 @@ export function reproduction(id: string): Reproduction {
   return r;
 }
 
-export function runReproduction(r: Reproduction, profile: RunProfile, opts: Pick<RunOptions, "seed" | "onProgress" | "trace"> = {}): Results {
-  return r.experiment().runSync({ iterations: profile.iterations, duration: profile.duration, warmup: profile.warmup, ...opts });
+export function runReproduction(
+  r: Reproduction,
+  profile: RunProfile,
+  opts: Pick<RunOptions, "seed" | "onProgress" | "trace"> = {},
+): Results {
+  return r
+    .experiment()
+    .runSync({
+      iterations: profile.iterations,
+      duration: profile.duration,
+      warmup: profile.warmup,
+      ...opts,
+    });
 }
 
 export interface PublishedFigure {
@@ -75,7 +86,11 @@ export function publishedFor(id: string): PublishedFile {
   return JSON.parse(fs.readFileSync(file, "utf8")) as PublishedFile;
 }
 
-export function publishedValue(pub: PublishedFile, metric: string, variant: string): PublishedFigure {
+export function publishedValue(
+  pub: PublishedFile,
+  metric: string,
+  variant: string,
+): PublishedFigure {
   const f = pub.figures.find((x) => x.metric === metric && x.variant === variant);
   if (!f) throw new Error(`data/published/${pub.id}.json has no figure for ${metric}/${variant}`);
   return f;

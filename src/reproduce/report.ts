@@ -5,7 +5,11 @@ import type { Ledger } from "./ledger";
 import type { Reproduction } from "./registry";
 import { VERSION } from "../version";
 
-export function writeReport(dir: string, ledger: Ledger, runs: Array<{ repro: Reproduction; res: Results }>): string {
+export function writeReport(
+  dir: string,
+  ledger: Ledger,
+  runs: Array<{ repro: Reproduction; res: Results }>,
+): string {
   const experiments = ledger.experiments.map((e) => {
     const run = runs.find((r) => r.repro.id === e.id);
     return {
@@ -15,8 +19,12 @@ export function writeReport(dir: string, ledger: Ledger, runs: Array<{ repro: Re
       source: e.source,
       notes: e.notes,
       rows: e.rows.map((r) => ({
-        metric: r.metric, variant: r.variant, published: r.published, simulated: r.simulated,
-        iterations: r.iterations, ...(r.band ? { band: r.band } : {}),
+        metric: r.metric,
+        variant: r.variant,
+        published: r.published,
+        simulated: r.simulated,
+        iterations: r.iterations,
+        ...(r.band ? { band: r.band } : {}),
       })),
       figures: run?.repro.figures ? run.repro.figures(run.res) : [],
       spec: run?.res.data.spec,

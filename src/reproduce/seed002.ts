@@ -37,12 +37,19 @@ function rows(id: string) {
 function figures(id: string) {
   return (res: Results): Figure[] => {
     const pub = publishedFor(id);
-    const of = (metric: string) => Object.fromEntries(["pre", "post"].map((v) => [v, publishedValue(pub, metric, v).value]));
+    const of = (metric: string) =>
+      Object.fromEntries(["pre", "post"].map((v) => [v, publishedValue(pub, metric, v).value]));
     const cv = of("cv_loops");
     const sd = of("stddev_loops");
     return [
-      box(res.data, "cv_loops", { title: `${id}: stddev / average of per-interval loop counts (published marked)`, published: cv }),
-      box(res.data, "stddev_loops", { title: `${id}: stddev of loop counts per 5 s interval`, published: sd }),
+      box(res.data, "cv_loops", {
+        title: `${id}: stddev / average of per-interval loop counts (published marked)`,
+        published: cv,
+      }),
+      box(res.data, "stddev_loops", {
+        title: `${id}: stddev of loop counts per 5 s interval`,
+        published: sd,
+      }),
     ];
   };
 }

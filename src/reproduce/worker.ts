@@ -15,8 +15,12 @@ interface WorkerInput {
 const { id, opts, jobs } = workerData as WorkerInput;
 const exp = reproduction(id).experiment();
 try {
-  for (const job of jobs) parentPort!.postMessage({ type: "result", result: exp.runJob(opts, job) });
+  for (const job of jobs)
+    parentPort!.postMessage({ type: "result", result: exp.runJob(opts, job) });
   parentPort!.postMessage({ type: "done" });
 } catch (err) {
-  parentPort!.postMessage({ type: "error", message: err instanceof Error ? err.message : String(err) });
+  parentPort!.postMessage({
+    type: "error",
+    message: err instanceof Error ? err.message : String(err),
+  });
 }

@@ -169,8 +169,16 @@ export class EventQueue {
   private grow(): void {
     const old = this.capacity;
     const cap = old * 2;
-    const grow64 = (src: Float64Array) => { const d = new Float64Array(cap); d.set(src); return d; };
-    const grow32 = (src: Int32Array) => { const d = new Int32Array(cap); d.set(src); return d; };
+    const grow64 = (src: Float64Array) => {
+      const d = new Float64Array(cap);
+      d.set(src);
+      return d;
+    };
+    const grow32 = (src: Int32Array) => {
+      const d = new Int32Array(cap);
+      d.set(src);
+      return d;
+    };
     this.time = grow64(this.time);
     this.seq = grow64(this.seq);
     this.kind = grow32(this.kind);

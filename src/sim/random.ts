@@ -4,7 +4,10 @@ import seedrandom from "seedrandom";
 
 export class RandomStream {
   private readonly rng: seedrandom.PRNG;
-  constructor(readonly name: string, seed: string) {
+  constructor(
+    readonly name: string,
+    seed: string,
+  ) {
     this.rng = seedrandom.alea(seed);
   }
   /** Uniform in [0, 1). */

@@ -22,7 +22,8 @@ export function hogs(params: HogsParams): Workload {
   const where = "workload.hogs";
   const n = requireInt(where, "n", params.n, 1, 100_000);
   const nices = Array.isArray(params.nice) ? params.nice : new Array(n).fill(params.nice ?? 0);
-  if (nices.length !== n) throw new Error(`${where}: nice must be one value or ${n} values (got ${nices.length})`);
+  if (nices.length !== n)
+    throw new Error(`${where}: nice must be one value or ${n} values (got ${nices.length})`);
   nices.forEach((v, i) => requireInt(where, `nice[${i}]`, v, -20, 19));
   return {
     name: "hogs",
@@ -31,7 +32,17 @@ export function hogs(params: HogsParams): Workload {
     setup(ctx: WorkloadContext): WorkloadRun {
       const tasks: Task[] = [];
       for (let i = 0; i < n; i++) {
-        tasks.push(ctx.spawn({ comm: `hog${i}`, role: "hog", nice: nices[i], cpus: params.cpus, program: function* () { yield run(Infinity); } }));
+        tasks.push(
+          ctx.spawn({
+            comm: `hog${i}`,
+            role: "hog",
+            nice: nices[i],
+            cpus: params.cpus,
+            program: function* () {
+              yield run(Infinity);
+            },
+          }),
+        );
       }
       const start = new Array<number>(n).fill(0);
       ctx.at(ctx.warmupNs, () => tasks.forEach((t, i) => (start[i] = ctx.kernel.workDone(t))));
@@ -80,7 +91,9 @@ export function pingpong(params: PingPongParams): Workload {
         const cpus = params.sameCpu ? [i % ncpu] : undefined;
         parents.push(
           ctx.spawn({
-            comm: `ctx1p${i}`, role: "parent", cpus,
+            comm: `ctx1p${i}`,
+            role: "parent",
+            cpus,
             program: function* (t) {
               for (;;) {
                 yield send(ab, bytes);
@@ -92,7 +105,9 @@ export function pingpong(params: PingPongParams): Workload {
           }),
         );
         ctx.spawn({
-          comm: `ctx1c${i}`, role: "child", cpus,
+          comm: `ctx1c${i}`,
+          role: "child",
+          cpus,
           program: function* (t) {
             for (;;) {
               yield recv(ab);
@@ -110,7 +125,11 @@ export function pingpong(params: PingPongParams): Workload {
         metrics() {
           const secs = (ctx.endNs - ctx.warmupNs) / SEC;
           const trips = count() - startCount;
-          return { round_trips: trips, round_trips_per_s: trips / secs, round_trip_us: trips > 0 ? (secs * 1e6 * pairs) / trips : 0 };
+          return {
+            round_trips: trips,
+            round_trips_per_s: trips / secs,
+            round_trip_us: trips > 0 ? (secs * 1e6 * pairs) / trips : 0,
+          };
         },
       };
     },
@@ -144,7 +163,9 @@ export function sleepers(params: SleepersParams): Workload {
       for (let i = 0; i < n; i++) {
         tasks.push(
           ctx.spawn({
-            comm: `sleeper${i}`, role: "sleeper", nice,
+            comm: `sleeper${i}`,
+            role: "sleeper",
+            nice,
             program: function* (t) {
               for (;;) {
                 yield run(Math.max(1, Math.round(-runNs * Math.log(1 - t.random()))));

@@ -51,33 +51,43 @@ export function schedFair(params: SchedFairParams): Workload {
       // The test starts at an arbitrary moment relative to the tick grid: this is what differs
       // between two runs of the same binary on an otherwise idle box.
       const start = Math.floor(ctx.random("sched-fair-start").next() * k.tickNs);
-      ctx.at(start, () => ctx.spawn({
-        comm: "sched-fair",
-        role: "parent",
-        cpu: k.rqs.find((r) => r.online)!.cpu,
-        program: function* (t) {
-          for (let i = 0; i < n; i++) {
-            const pid = (yield fork({ comm: `sched-fair-${i}`, role: "child", nice, program: function* () { yield run(Infinity); } })) as number;
-            pids.push(pid);
-          }
-          let last = pids.map(() => 0);
-          for (;;) {
-            yield sleep(intervalNs);
-            const loops = pids.map((pid) => Math.floor(k.workDone(k.taskByPid(pid)!) / loopNs));
-            const counts = loops.map((l, i) => l - last[i]);
-            last = loops;
-            const avg = counts.reduce((a, b) => a + b, 0) / n;
-            const std = Math.sqrt(counts.reduce((a, c) => a + (c - avg) ** 2, 0) / n);
-            perInterval.push(counts);
-            avgs.push(avg);
-            stds.push(std);
-            t.count("samples");
-          }
-        },
-      }));
+      ctx.at(start, () =>
+        ctx.spawn({
+          comm: "sched-fair",
+          role: "parent",
+          cpu: k.rqs.find((r) => r.online)!.cpu,
+          program: function* (t) {
+            for (let i = 0; i < n; i++) {
+              const pid = (yield fork({
+                comm: `sched-fair-${i}`,
+                role: "child",
+                nice,
+                program: function* () {
+                  yield run(Infinity);
+                },
+              })) as number;
+              pids.push(pid);
+            }
+            let last = pids.map(() => 0);
+            for (;;) {
+              yield sleep(intervalNs);
+              const loops = pids.map((pid) => Math.floor(k.workDone(k.taskByPid(pid)!) / loopNs));
+              const counts = loops.map((l, i) => l - last[i]);
+              last = loops;
+              const avg = counts.reduce((a, b) => a + b, 0) / n;
+              const std = Math.sqrt(counts.reduce((a, c) => a + (c - avg) ** 2, 0) / n);
+              perInterval.push(counts);
+              avgs.push(avg);
+              stds.push(std);
+              t.count("samples");
+            }
+          },
+        }),
+      );
       return {
         metrics() {
-          const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
+          const mean = (xs: number[]) =>
+            xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN;
           const a = mean(avgs);
           const s = mean(stds);
           return { avg_loops: a, stddev_loops: s, cv_loops: s / a, intervals: avgs.length };

@@ -49,17 +49,32 @@ export function makeContext(k: Kernel, warmupNs: number, endNs: number): Workloa
 }
 
 /** Field checks shared by the workload factories: errors name the field and what is accepted. */
-export function requireInt(where: string, field: string, v: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
+export function requireInt(
+  where: string,
+  field: string,
+  v: unknown,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer from ${min} to ${max}`;
+    const range =
+      max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer from ${min} to ${max}`;
     throw new Error(`${where}: ${field} must be ${range} (got ${JSON.stringify(v)})`);
   }
   return v;
 }
 
-export function requireNumber(where: string, field: string, v: unknown, min: number, inclusive = true): number {
+export function requireNumber(
+  where: string,
+  field: string,
+  v: unknown,
+  min: number,
+  inclusive = true,
+): number {
   if (typeof v !== "number" || !Number.isFinite(v) || (inclusive ? v < min : v <= min)) {
-    throw new Error(`${where}: ${field} must be a finite number ${inclusive ? ">=" : ">"} ${min} (got ${JSON.stringify(v)})`);
+    throw new Error(
+      `${where}: ${field} must be a finite number ${inclusive ? ">=" : ">"} ${min} (got ${JSON.stringify(v)})`,
+    );
   }
   return v;
 }

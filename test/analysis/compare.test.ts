@@ -4,7 +4,8 @@ import { compareTable, formatCompareTable } from "../../src/analysis/compare";
 import { metricValue, valuesByVariant, variantNames } from "../../src/analysis/metric";
 import { abResults } from "./fixtures";
 
-const close = (a: number, b: number, tol = 1e-6) => assert.ok(Math.abs(a - b) <= tol, `${a} vs ${b}`);
+const close = (a: number, b: number, tol = 1e-6) =>
+  assert.ok(Math.abs(a - b) <= tol, `${a} vs ${b}`);
 
 test("variants follow the spec order, iterations sorted", () => {
   const data = abResults();
@@ -18,14 +19,21 @@ test("metric lookup: workload metrics, counter paths, sums, zero for absent coun
   assert.equal(metricValue(it, "sched.contextSwitches"), 2000);
   assert.equal(metricValue(it, "contextSwitches"), 2000);
   assert.equal(metricValue(it, "migrations.active_balance"), 2);
-  assert.equal(metricValue(it, "sched.migrations.hotplug"), 0, "a counter record without the key counts 0");
+  assert.equal(
+    metricValue(it, "sched.migrations.hotplug"),
+    0,
+    "a counter record without the key counts 0",
+  );
   assert.equal(metricValue(it, "balance.MC.activeBalances"), 2);
   assert.equal(metricValue(it, "rqLock.wakeup.waitNs"), 500);
   assert.equal(metricValue(it, "tasks.runtimeNs"), 1e9);
   assert.equal(metricValue(it, "tasks.counters.sent"), 100);
   assert.equal(metricValue(it, "cpus.idleNs"), 1e9);
   assert.equal(metricValue(it, "events"), 1000);
-  assert.throws(() => metricValue(it, "throughput"), /unknown metric "throughput".*throughput_mbps/);
+  assert.throws(
+    () => metricValue(it, "throughput"),
+    /unknown metric "throughput".*throughput_mbps/,
+  );
   assert.throws(() => metricValue(it, "nosuch.thing"), /unknown metric/);
 });
 
@@ -51,15 +59,21 @@ test("compare table on a hand-made A/B result", () => {
 test("compare table: baseline option and counter metric", () => {
   const rows = compareTable(abResults(), "sched.contextSwitches", { baseline: "post" });
   assert.equal(rows.find((r) => r.baseline)!.variant, "post");
-  close(rows[0].pctChange, (1020 - 2020) / 2020 * 100, 1e-9);
-  assert.throws(() => compareTable(abResults(), "throughput_mbps", { baseline: "nope" }), /baseline "nope"/);
+  close(rows[0].pctChange, ((1020 - 2020) / 2020) * 100, 1e-9);
+  assert.throws(
+    () => compareTable(abResults(), "throughput_mbps", { baseline: "nope" }),
+    /baseline "nope"/,
+  );
 });
 
 test("formatted mmtests-style table", () => {
   const text = formatCompareTable(compareTable(abResults(), "throughput_mbps"));
   const lines = text.split("\n");
   assert.match(lines[0], /^\s+pre\s+post$/);
-  assert.match(lines[1], /^Amean\s+throughput_mbps\s+100\.000 \(\s+0\.00%\)\s+110\.000 \*\s+10\.00%\*$/);
+  assert.match(
+    lines[1],
+    /^Amean\s+throughput_mbps\s+100\.000 \(\s+0\.00%\)\s+110\.000 \*\s+10\.00%\*$/,
+  );
   assert.match(lines[2], /^Stddev\s+throughput_mbps\s+1\.581\s+1\.581$/);
   assert.match(text, /p-value throughput_mbps\s+-\s+<0\.0001/);
   assert.match(text, /n\s+throughput_mbps\s+5\s+5/);

@@ -6,11 +6,24 @@ import { abResults } from "./fixtures";
 test("toRows: one row per variant x iteration, same columns everywhere", () => {
   const rows = toRows(abResults());
   assert.equal(rows.length, 10);
-  assert.deepEqual(rows.slice(0, 2).map((r) => [r.variant, r.iteration]), [["pre", 0], ["pre", 1]]);
+  assert.deepEqual(
+    rows.slice(0, 2).map((r) => [r.variant, r.iteration]),
+    [
+      ["pre", 0],
+      ["pre", 1],
+    ],
+  );
   assert.equal(rows[5].variant, "post");
   const keys = Object.keys(rows[0]);
   for (const r of rows) assert.deepEqual(Object.keys(r), keys);
-  assert.deepEqual(keys.slice(0, 6), ["variant", "iteration", "seed", "durationNs", "events", "throughput_mbps"]);
+  assert.deepEqual(keys.slice(0, 6), [
+    "variant",
+    "iteration",
+    "seed",
+    "durationNs",
+    "events",
+    "throughput_mbps",
+  ]);
   assert.equal(rows[0]["sched.contextSwitches"], 1000);
   assert.ok(Number.isNaN(rows[0]["migrations.active_balance"] as number), "absent in pre: NaN");
   assert.equal(rows[5]["migrations.active_balance"], 2);

@@ -1,11 +1,24 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  confidenceInterval, geometricMean, harmonicMean, mean, median, percentile, percentiles, populationStddev,
-  sampleStddev, studentTCdf, studentTQuantile, studentTTwoSidedP, welchTTest, summarize,
+  confidenceInterval,
+  geometricMean,
+  harmonicMean,
+  mean,
+  median,
+  percentile,
+  percentiles,
+  populationStddev,
+  sampleStddev,
+  studentTCdf,
+  studentTQuantile,
+  studentTTwoSidedP,
+  welchTTest,
+  summarize,
 } from "../../src/analysis/stats";
 
-const close = (a: number, b: number, tol = 1e-6, what = "") => assert.ok(Math.abs(a - b) <= tol, `${what} ${a} vs ${b}`);
+const close = (a: number, b: number, tol = 1e-6, what = "") =>
+  assert.ok(Math.abs(a - b) <= tol, `${what} ${a} vs ${b}`);
 
 test("mean, sample vs population stddev", () => {
   const xs = [2, 4, 4, 4, 5, 5, 7, 9];

@@ -4,7 +4,15 @@ import { buildKernel, preset } from "../../src/index";
 import type { Era } from "../../src/index";
 import { run } from "../../src/kernel/ops";
 import {
-  convertPrio, CpuPri, cpupriNumbering, CPUPRI_HIGHER, CPUPRI_IDLE, CPUPRI_INVALID, CPUPRI_NORMAL, CPUPRI_NORMAL_619, MAX_PRIO,
+  convertPrio,
+  CpuPri,
+  cpupriNumbering,
+  CPUPRI_HIGHER,
+  CPUPRI_IDLE,
+  CPUPRI_INVALID,
+  CPUPRI_NORMAL,
+  CPUPRI_NORMAL_619,
+  MAX_PRIO,
 } from "../../src/kernel/cpupri";
 import { rtPriorityToPrio } from "../../src/kernel/prio";
 import type { Kernel } from "../../src/kernel/core";
@@ -69,7 +77,10 @@ test("cpupri_find: the lowest non-empty level strictly below the task, within it
     cp.set(3, CPUPRI_INVALID);
     assert.equal(cp.level(3), CPUPRI_INVALID);
     assert.equal(cp.find(task(40), mask), false);
-    assert.deepEqual([...cp.vecCount].reduce((a, b) => a + b, 0), 3);
+    assert.deepEqual(
+      [...cp.vecCount].reduce((a, b) => a + b, 0),
+      3,
+    );
   }
 });
 
@@ -87,13 +98,23 @@ test("through a kernel: cpupri_find returns only CPUs running strictly lower pri
     assert.deepEqual(maskOf(mask), [3], `${era}: CFS below everything`);
     assert.equal(rd.find(task(30), mask), true);
     assert.deepEqual(maskOf(mask), [3]);
-    assert.equal(rd.find(task(30, [0, 1, 2]), mask), false, `${era}: no CPU runs below rt 30 among 0-2`);
+    assert.equal(
+      rd.find(task(30, [0, 1, 2]), mask),
+      false,
+      `${era}: no CPU runs below rt 30 among 0-2`,
+    );
     assert.equal(rd.find(task(45, [0, 1, 2]), mask), true);
     assert.deepEqual(maskOf(mask), [1], `${era}: rt 40 is below rt 45; the two rt 50 CPUs are not`);
     assert.equal(rd.find(task(50, [0, 1, 2]), mask), true);
     assert.deepEqual(maskOf(mask), [1], `${era}: equal priority is not lower`);
     for (const rq of k.rqs) {
-      assert.equal(rd.cpupri.level(rq.cpu), convertPrio(rd.cpupri.numbering, rq.rt.highestPrio < 100 ? rq.rt.highestPrio : era === "3.19" ? 100 : 99));
+      assert.equal(
+        rd.cpupri.level(rq.cpu),
+        convertPrio(
+          rd.cpupri.numbering,
+          rq.rt.highestPrio < 100 ? rq.rt.highestPrio : era === "3.19" ? 100 : 99,
+        ),
+      );
     }
   }
 });

@@ -16,11 +16,22 @@ import { SD_WAKE_AFFINE } from "../../src/kernel/sched_domain";
 const WF_SYNC = 0x01;
 const WF_TTWU = 0x10;
 
-function kernel(machine: string, era: Era, opts: { offline?: number[]; patches?: Patch[] } = {}): Kernel {
+function kernel(
+  machine: string,
+  era: Era,
+  opts: { offline?: number[]; patches?: Patch[] } = {},
+): Kernel {
   const m = preset(machine);
   const off = opts.offline ?? [];
   const online = m.online.map((o, i) => o && !off.includes(i));
-  return buildKernel({ machine: m, online, era, patches: opts.patches ?? [], seed: "t", trace: false });
+  return buildKernel({
+    machine: m,
+    online,
+    era,
+    patches: opts.patches ?? [],
+    seed: "t",
+    trace: false,
+  });
 }
 
 const forever = function* () {
@@ -36,10 +47,18 @@ function hog(k: Kernel, cpu: number): Task {
 }
 
 /** A task that waits on `cpu` until woken, and a waker on `wakerCpu` that wakes it at `atNs`. */
-function wakeScenario(k: Kernel, wakeeCpu: number, wakerCpu: number, atNs: number, sync: boolean): { wakee: Task; waker: Task } {
+function wakeScenario(
+  k: Kernel,
+  wakeeCpu: number,
+  wakerCpu: number,
+  atNs: number,
+  sync: boolean,
+): { wakee: Task; waker: Task } {
   const wakee = k.spawn({ comm: "wakee", cpu: wakeeCpu, program: sleeper });
   const waker = k.spawn({
-    comm: "waker", cpu: wakerCpu, cpus: [wakerCpu],
+    comm: "waker",
+    cpu: wakerCpu,
+    cpus: [wakerCpu],
     program: function* () {
       yield run(atNs);
       yield wake(wakee.pid, sync);
@@ -74,15 +93,56 @@ test("4.8: a 1:1 waker/wakee pair is not wake_wide; a dispatcher waking many wor
   const k = kernel("xeon-x5472", "4.8");
   const ab = new Channel("ab", "pipe", 65536);
   const ba = new Channel("ba", "pipe", 65536);
-  const a = k.spawn({ comm: "a", cpu: 0, program: function* () { for (;;) { yield send(ab, 8); yield recv(ba); yield run(5_000); } } });
-  const b = k.spawn({ comm: "b", cpu: 4, program: function* () { for (;;) { yield recv(ab); yield run(5_000); yield send(ba, 8); } } });
+  const a = k.spawn({
+    comm: "a",
+    cpu: 0,
+    program: function* () {
+      for (;;) {
+        yield send(ab, 8);
+        yield recv(ba);
+        yield run(5_000);
+      }
+    },
+  });
+  const b = k.spawn({
+    comm: "b",
+    cpu: 4,
+    program: function* () {
+      for (;;) {
+        yield recv(ab);
+        yield run(5_000);
+        yield send(ba, 8);
+      }
+    },
+  });
   // 1:N: a dispatcher wakes 8 workers in turn; each worker wakes two sinks in turn.
   const sinks = [0, 1].map((i) => k.spawn({ comm: `sink${i}`, program: sleeper }).pid);
   const workers: number[] = [];
   for (let i = 0; i < 8; i++) {
-    workers.push(k.spawn({ comm: `w${i}`, program: function* () { for (;;) { yield wait(); yield run(20_000); yield wake(sinks[0]); yield wake(sinks[1]); } } }).pid);
+    workers.push(
+      k.spawn({
+        comm: `w${i}`,
+        program: function* () {
+          for (;;) {
+            yield wait();
+            yield run(20_000);
+            yield wake(sinks[0]);
+            yield wake(sinks[1]);
+          }
+        },
+      }).pid,
+    );
   }
-  const disp = k.spawn({ comm: "disp", program: function* () { for (;;) for (const w of workers) { yield wake(w); yield run(5_000); } } });
+  const disp = k.spawn({
+    comm: "disp",
+    program: function* () {
+      for (;;)
+        for (const w of workers) {
+          yield wake(w);
+          yield run(5_000);
+        }
+    },
+  });
   k.runUntil(50_000_000);
   const wakeWide = k.hooks.get("fair.wake_wide");
   const factor = k.domains.sdLlcSize[0];
@@ -91,7 +151,10 @@ test("4.8: a 1:1 waker/wakee pair is not wake_wide; a dispatcher waking many wor
   assert.ok(a.stats.wakeups > 100 && b.stats.wakeups > 100);
   assert.equal(wakeWide({ k, p: b, waker: a, factor }), false);
   const w0 = k.taskByPid(workers[0])!;
-  assert.ok(disp.wakeeFlips >= factor * w0.wakeeFlips && w0.wakeeFlips >= factor, `flips ${disp.wakeeFlips}/${w0.wakeeFlips}`);
+  assert.ok(
+    disp.wakeeFlips >= factor * w0.wakeeFlips && w0.wakeeFlips >= factor,
+    `flips ${disp.wakeeFlips}/${w0.wakeeFlips}`,
+  );
   assert.equal(wakeWide({ k, p: w0, waker: disp, factor }), true);
 });
 
@@ -110,9 +173,11 @@ test("4.8 X5472: forking 4 hogs spreads them one per L2 pair (find_idlest_group)
   const k = kernel("xeon-x5472", "4.8");
   const kids: number[] = [];
   k.spawn({
-    comm: "parent", cpu: 0,
+    comm: "parent",
+    cpu: 0,
     program: function* () {
-      for (let i = 0; i < 4; i++) kids.push((yield fork({ comm: `hog${i}`, program: forever })) as number);
+      for (let i = 0; i < 4; i++)
+        kids.push((yield fork({ comm: `hog${i}`, program: forever })) as number);
       for (;;) yield wait();
     },
   });
@@ -130,7 +195,11 @@ test("2.6.29 core2-2x2 with cpu3 offline: fork balancing weighs groups by __cpu_
     k.runUntil(50_000_000); // cpu_load[] catches up at the tick
     // fork from cpu0: the CPU-level groups are {0,1} and {2}
     const child = k.spawn({ comm: "child", program: forever });
-    return { cpu: child.cpu, counters: k.counters.wakePlacement, powers: k.domains.domains[0].at(-1)!.groups.map((g) => g.capacity) };
+    return {
+      cpu: child.cpu,
+      counters: k.counters.wakePlacement,
+      powers: k.domains.domains[0].at(-1)!.groups.map((g) => g.capacity),
+    };
   };
   // 2.6.29: both groups are worth 1024, so the pair's 2 hogs look like twice cpu2's one.
   const pre = place([]);
@@ -190,7 +259,10 @@ test("5.6 NUMA: a sync wakeup pulls the wakee across nodes (the NUMA domain keep
   k.runUntil(500_000);
   assert.equal(node(wakee.cpu), 1);
   const numa = k.domains.sdNuma[0]!;
-  assert.ok(numa.span.includes(far) && (numa.flags & SD_WAKE_AFFINE) !== 0, "the NUMA domain spans both nodes and is SD_WAKE_AFFINE");
+  assert.ok(
+    numa.span.includes(far) && (numa.flags & SD_WAKE_AFFINE) !== 0,
+    "the NUMA domain spans both nodes and is SD_WAKE_AFFINE",
+  );
   k.runUntil(1_500_000);
   // wake_affine_idle: sync and cpu0 runs only the waker, so target = cpu0; prev is idle but in
   // another LLC, so select_idle_sibling looks for an idle core in cpu0's LLC.
@@ -228,10 +300,25 @@ test("6.19: a CPU with a pending wakelist entry (ttwu_pending) is not idle", () 
   const cpu = sis({ k, p: wakee, prev: 20, target: 20, thisCpu: 0 });
   assert.notEqual(cpu, 20);
   assert.ok(idleCpu(k, cpu) && k.domains.sdLlcId[cpu] === k.domains.sdLlcId[20]);
-  const viaSelect = k.hooks.get("fair.select_task_rq")({ k, p: wakee, prevCpu: 20, wakerCpu: 0, wakeFlags: WF_TTWU });
+  const viaSelect = k.hooks.get("fair.select_task_rq")({
+    k,
+    p: wakee,
+    prevCpu: 20,
+    wakerCpu: 0,
+    wakeFlags: WF_TTWU,
+  });
   assert.notEqual(viaSelect, 20);
   k.rqs[20].ttwuPending = 0;
-  assert.equal(k.hooks.get("fair.select_task_rq")({ k, p: wakee, prevCpu: 20, wakerCpu: 0, wakeFlags: WF_TTWU }), 20);
+  assert.equal(
+    k.hooks.get("fair.select_task_rq")({
+      k,
+      p: wakee,
+      prevCpu: 20,
+      wakerCpu: 0,
+      wakeFlags: WF_TTWU,
+    }),
+    20,
+  );
 });
 
 test("5.6 / 5.19: recent_used_cpu is tried before scanning the LLC, and then replaced by prev", () => {
@@ -272,11 +359,31 @@ test("placement counters add up to the fair wakeups and forks of a mixed run", (
     const k = kernel("core2-2x2", era);
     const ab = new Channel("ab", "pipe", 65536);
     const ba = new Channel("ba", "pipe", 65536);
-    k.spawn({ comm: "a", program: function* () { for (;;) { yield send(ab, 8); yield recv(ba); yield run(30_000); } } });
-    k.spawn({ comm: "b", program: function* () { for (;;) { yield recv(ab); yield run(10_000); yield send(ba, 8); } } });
+    k.spawn({
+      comm: "a",
+      program: function* () {
+        for (;;) {
+          yield send(ab, 8);
+          yield recv(ba);
+          yield run(30_000);
+        }
+      },
+    });
+    k.spawn({
+      comm: "b",
+      program: function* () {
+        for (;;) {
+          yield recv(ab);
+          yield run(10_000);
+          yield send(ba, 8);
+        }
+      },
+    });
     k.spawn({ comm: "h", program: forever });
     k.runUntil(100_000_000);
-    const wakeups = k.tasks.filter((t) => t.schedClass === "fair").reduce((s, t) => s + t.stats.wakeups, 0);
+    const wakeups = k.tasks
+      .filter((t) => t.schedClass === "fair")
+      .reduce((s, t) => s + t.stats.wakeups, 0);
     const placed = Object.entries(k.counters.wakePlacement)
       .filter(([key]) => !key.startsWith("fork_"))
       .reduce((s, [, v]) => s + v, 0);

@@ -14,7 +14,10 @@ test("offlining a CPU mid-run rebuilds the domains and moves every task off it; 
   const after = trace.filter((r) => r.t > 0.5e9);
   assert.ok(after.length > 0);
   // nothing switches in on cpu3 after it went down
-  assert.equal(after.some((r) => r.type === "sched_switch" && r.cpu === 3 && r.nextPid !== 0), false);
+  assert.equal(
+    after.some((r) => r.type === "sched_switch" && r.cpu === 3 && r.nextPid !== 0),
+    false,
+  );
   assert.ok(it.sched.migrations.hotplug! >= 1, "tasks were pushed off cpu3");
   // all six hogs keep running to the end
   assert.equal(it.tasks.filter((t) => t.role === "hog" && t.runtimeNs > 0.3e9).length, 6);
@@ -25,7 +28,10 @@ test("offlining a CPU mid-run rebuilds the domains and moves every task off it; 
   const runtime = it.tasks.reduce((s, t) => s + t.runtimeNs, 0);
   const idle = it.cpus.reduce((s, c) => s + c.idleNs, 0);
   const offline = it.cpus.reduce((s, c) => s + c.offlineNs, 0);
-  assert.ok(Math.abs(runtime + idle + offline - 4 * 1.5e9) < 10, `${runtime} + ${idle} + ${offline}`);
+  assert.ok(
+    Math.abs(runtime + idle + offline - 4 * 1.5e9) < 10,
+    `${runtime} + ${idle} + ${offline}`,
+  );
 });
 
 test("a CPU brought back online takes work again", () => {
@@ -37,7 +43,9 @@ test("a CPU brought back online takes work again", () => {
     .runSync({ duration: 1.5, trace: true });
   const trace = res.data.iterations[0].trace as TraceRecord[];
   const onCpu2 = (from: number, to: number) =>
-    trace.some((r) => r.type === "sched_switch" && r.cpu === 2 && r.nextPid !== 0 && r.t > from && r.t < to);
+    trace.some(
+      (r) => r.type === "sched_switch" && r.cpu === 2 && r.nextPid !== 0 && r.t > from && r.t < to,
+    );
   assert.equal(onCpu2(0.2e9 + 1, 0.6e9), false);
   assert.equal(onCpu2(0.6e9, 1.5e9), true);
 });

@@ -1,8 +1,21 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  DO_ATTACH, DO_DETACH, LOAD_AVG_MAX, PeltCfsRq, PeltEntity, __updateLoadAvgBlockedSe, __updateLoadAvgSe, accumulatePeltSegments,
-  createPeltRemoved, createSchedAvg, decayLoad, migrateTaskRqFairPelt, runnable_avg_yN_inv, updateCfsRqLoadAvg, updateLoadAvg,
+  DO_ATTACH,
+  DO_DETACH,
+  LOAD_AVG_MAX,
+  PeltCfsRq,
+  PeltEntity,
+  __updateLoadAvgBlockedSe,
+  __updateLoadAvgSe,
+  accumulatePeltSegments,
+  createPeltRemoved,
+  createSchedAvg,
+  decayLoad,
+  migrateTaskRqFairPelt,
+  runnable_avg_yN_inv,
+  updateCfsRqLoadAvg,
+  updateLoadAvg,
 } from "../../src/kernel/pelt";
 
 const MS = 1_000_000;
@@ -12,7 +25,13 @@ function entity(weight = 1024): PeltEntity {
 }
 
 /** Drive an entity with a run/sleep pattern, updating every `stepNs`. Returns util samples at each step. */
-function drive(se: PeltEntity, from: number, to: number, stepNs: number, running: (t: number) => boolean): number[] {
+function drive(
+  se: PeltEntity,
+  from: number,
+  to: number,
+  stepNs: number,
+  running: (t: number) => boolean,
+): number[] {
   const samples: number[] = [];
   for (let t = from + stepNs; t <= to; t += stepNs) {
     // the state over (t - step, t] is the state at its start, as the kernel updates at transitions
@@ -79,12 +98,21 @@ test("an idle (blocked) entity halves in 32 ms", () => {
   const loadBefore = se.avg.loadAvg;
   se.onRq = false;
   __updateLoadAvgBlockedSe(1000 * MS + 32 * 1024 * 1024, se); // exactly 32 PELT periods later
-  assert.ok(Math.abs(se.avg.utilAvg - before / 2) <= 0.02 * before, `${before} -> ${se.avg.utilAvg}`);
+  assert.ok(
+    Math.abs(se.avg.utilAvg - before / 2) <= 0.02 * before,
+    `${before} -> ${se.avg.utilAvg}`,
+  );
   assert.ok(Math.abs(se.avg.loadAvg - loadBefore / 2) <= 0.02 * loadBefore);
 });
 
 test("cfs_rq aggregate: attach adds, the rq tracks its weight, detach/remove subtract", () => {
-  const cfs: PeltCfsRq = { avg: createSchedAvg(), removed: createPeltRemoved(), loadWeight: 0, hNrRunning: 0, curr: null };
+  const cfs: PeltCfsRq = {
+    avg: createSchedAvg(),
+    removed: createPeltRemoved(),
+    loadWeight: 0,
+    hNrRunning: 0,
+    curr: null,
+  };
   const a = entity();
   const b = entity();
   // a ran alone elsewhere for a while and is fully loaded
@@ -111,7 +139,10 @@ test("cfs_rq aggregate: attach adds, the rq tracks its weight, detach/remove sub
   }
   assert.ok(Math.abs(cfs.avg.loadAvg - 2048) / 2048 < 0.05, `cfs load ${cfs.avg.loadAvg}`);
   assert.ok(Math.abs(cfs.avg.utilAvg - 1024) / 1024 < 0.05, `cfs util ${cfs.avg.utilAvg}`);
-  assert.ok(Math.abs(cfs.avg.runnableAvg - 2048) / 2048 < 0.05, `cfs runnable ${cfs.avg.runnableAvg}`);
+  assert.ok(
+    Math.abs(cfs.avg.runnableAvg - 2048) / 2048 < 0.05,
+    `cfs runnable ${cfs.avg.runnableAvg}`,
+  );
   // the balancer moves b: detached under the lock, attached elsewhere later
   const loadBefore = cfs.avg.loadAvg;
   cfs.loadWeight = 1024;

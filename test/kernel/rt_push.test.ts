@@ -20,7 +20,14 @@ function kernel(era: Era, patches: Patch[] = []): Kernel {
   return buildKernel({ machine: m, online: m.online, era, patches, seed: "t", trace: false });
 }
 
-function rt(k: Kernel, comm: string, rtPriority: number, cpu: number, pin = false, program = hog): Task {
+function rt(
+  k: Kernel,
+  comm: string,
+  rtPriority: number,
+  cpu: number,
+  pin = false,
+  program = hog,
+): Task {
   return k.spawn({ comm, program, policy: "fifo", rtPriority, cpu, cpus: pin ? [cpu] : undefined });
 }
 
@@ -28,7 +35,10 @@ function cfs(k: Kernel, comm: string, cpu: number): Task {
   return k.spawn({ comm, program: hog, cpu, cpus: [cpu] });
 }
 
-const seed004 = patch("do not push equal prio").replace("rt.wakeup_push_cond", (ctx) => ctx.curr.prio < ctx.p.prio);
+const seed004 = patch("do not push equal prio").replace(
+  "rt.wakeup_push_cond",
+  (ctx) => ctx.curr.prio < ctx.p.prio,
+);
 
 function locks(k: Kernel, path: string): number {
   return k.counters.rqLock[path]?.acquisitions ?? 0;
@@ -100,7 +110,11 @@ test("push_rt_task moves the highest pushable task to the CPU running the least 
   k.runUntil(2 * MS);
   // Wherever the core already pushed, the outcome is the same: y preempted rt 40 on cpu2.
   if (y.cpu === 0) {
-    assert.deepEqual(k.rqs[0].rt.pushable.map((t) => t.comm), ["y70", "x50"], "plist by prio");
+    assert.deepEqual(
+      k.rqs[0].rt.pushable.map((t) => t.comm),
+      ["y70", "x50"],
+      "plist by prio",
+    );
     assert.equal(k.rqs[0].rt.overloaded, true);
     assert.equal(k.rt.rd.rtoMask[0], 1);
     assert.equal(pushRtTasks(k, k.rqs[0]), 1, "y moves, then nothing runs below rt 50");
@@ -134,7 +148,11 @@ test(`find_lock_lowest_rq: ${RT_MAX_TRIES} lock rounds on a target that is not l
       assert.equal(locks(k, "rt_push") - before, RT_MAX_TRIES, "double_lock_balance every round");
       assert.equal((k.counters.other.rt_push_retry ?? 0) - retries, RT_MAX_TRIES - 1);
     } else {
-      assert.equal(locks(k, "rt_push") - before, 0, "4.0's early bail: never lock a non-feasible target");
+      assert.equal(
+        locks(k, "rt_push") - before,
+        0,
+        "4.0's early bail: never lock a non-feasible target",
+      );
       assert.ok((k.counters.other.rt_push_infeasible ?? 0) >= 1);
     }
   }
@@ -155,12 +173,21 @@ test("post_schedule push: the RT task preempted by a higher one is pushed off af
     k.runUntil(3 * MS);
     assert.equal(a.cpu, 1, era);
     assert.equal(k.rqs[1].curr, a, era);
-    if (wasQueued) assert.equal(locks(k, "rt_push_local") - localBefore, era === "3.19" ? 1 : 0, `${era}: post_schedule retakes the rq lock only before 5.11`);
+    if (wasQueued)
+      assert.equal(
+        locks(k, "rt_push_local") - localBefore,
+        era === "3.19" ? 1 : 0,
+        `${era}: post_schedule retakes the rq lock only before 5.11`,
+      );
   }
 });
 
 /** cpu0: rt 90 running + x (rt 50) waiting; cpu1: rt 60 that runs 2 ms then sleeps; cpu2/3: rt 70. */
-function pullSetup(era: Era, patches: Patch[] = [], cfsOnCpu1 = false): { k: Kernel; x: Task; l: Task } {
+function pullSetup(
+  era: Era,
+  patches: Patch[] = [],
+  cfsOnCpu1 = false,
+): { k: Kernel; x: Task; l: Task } {
   const k = kernel(era, patches);
   rt(k, "h90", 90, 0, true);
   const l = rt(k, "l60", 60, 1, true, function* () {

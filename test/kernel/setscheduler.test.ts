@@ -6,11 +6,21 @@ import type { Workload } from "../../src/index";
 /** Two tasks pinned to cpu1: a plain hog, and one that changes its own scheduling after 1 s. */
 function twoOnOneCpu(change: "nice" | "fifo"): Workload {
   return {
-    name: `setscheduler-${change}`, params: {}, defaultDurationNs: 3e9, defaultWarmupNs: 0,
+    name: `setscheduler-${change}`,
+    params: {},
+    defaultDurationNs: 3e9,
+    defaultWarmupNs: 0,
     setup(ctx) {
-      const hog = ctx.spawn({ comm: "hog", cpus: [1], program: function* () { yield run(Infinity); } });
+      const hog = ctx.spawn({
+        comm: "hog",
+        cpus: [1],
+        program: function* () {
+          yield run(Infinity);
+        },
+      });
       const changer = ctx.spawn({
-        comm: "changer", cpus: [1],
+        comm: "changer",
+        cpus: [1],
         program: function* () {
           yield run(0.5e9); // 0.5 s of work: about 1 s of wall time at half a CPU
           yield change === "nice" ? setNice(10) : setPolicy("fifo", 10);
@@ -45,7 +55,10 @@ test("sched_setscheduler to SCHED_FIFO: the task takes the CPU from the fair hog
   const res = topology("core2-2x2").era("6.19").workload(twoOnOneCpu("fifo")).runSync();
   const m = res.data.iterations[0].metrics;
   // With RT throttling (950 ms per 1 s) the hog would keep at most 5%; the model does not throttle yet.
-  assert.ok(m.hog_after <= 0.05 * (m.hog_after + m.changer_after), `hog ran ${m.hog_after} ns under a spinning FIFO task`);
+  assert.ok(
+    m.hog_after <= 0.05 * (m.hog_after + m.changer_after),
+    `hog ran ${m.hog_after} ns under a spinning FIFO task`,
+  );
   assert.ok(m.changer_after > 1.7e9);
   const t = res.data.iterations[0].tasks.find((x) => x.comm === "changer")!;
   assert.equal(t.policy, "fifo");

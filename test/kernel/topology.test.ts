@@ -4,11 +4,23 @@ import { preset } from "../../src/machine/presets";
 import { machineBuilder } from "../../src/machine/builder";
 import type { Era } from "../../src/kernel/features";
 import {
-  SD_BALANCE_NEWIDLE, SD_NUMA, SD_PREFER_SIBLING, SD_SERIALIZE, SD_SHARE_PKG_RESOURCES, SD_WAKE_AFFINE,
-  type DomainTree, type SchedDomain,
+  SD_BALANCE_NEWIDLE,
+  SD_NUMA,
+  SD_PREFER_SIBLING,
+  SD_SERIALIZE,
+  SD_SHARE_PKG_RESOURCES,
+  SD_WAKE_AFFINE,
+  type DomainTree,
+  type SchedDomain,
 } from "../../src/kernel/sched_domain";
 import {
-  buildSchedDomains, cpulist, defaultGroupCapacity, describeDomains, groupCapacitySum, groupPower2629, type GroupCapacityFn,
+  buildSchedDomains,
+  cpulist,
+  defaultGroupCapacity,
+  describeDomains,
+  groupCapacitySum,
+  groupPower2629,
+  type GroupCapacityFn,
 } from "../../src/kernel/topology";
 
 function build(name: string, era: Era, offline: number[] = [], cap?: GroupCapacityFn): DomainTree {
@@ -37,10 +49,23 @@ test("xeon-x5472, 4.8: MC (L2 pair, sd_llc_size 2) and DIE (8 CPUs, 4 groups of 
   assert.deepEqual(mc.span, [0, 1]);
   assert.deepEqual(groupCpus(mc), [[0], [1]]);
   assert.equal(die.spanWeight, 8);
-  assert.deepEqual(groupCpus(die), [[0, 1], [2, 3], [4, 5], [6, 7]]);
-  assert.deepEqual(die.groups.map((g) => g.capacity), [2048, 2048, 2048, 2048]);
+  assert.deepEqual(groupCpus(die), [
+    [0, 1],
+    [2, 3],
+    [4, 5],
+    [6, 7],
+  ]);
+  assert.deepEqual(
+    die.groups.map((g) => g.capacity),
+    [2048, 2048, 2048, 2048],
+  );
   // local group first, then the rest in order, wrapping (for_each_cpu_wrap)
-  assert.deepEqual(groupCpus(at(t, 5, "DIE")), [[4, 5], [6, 7], [0, 1], [2, 3]]);
+  assert.deepEqual(groupCpus(at(t, 5, "DIE")), [
+    [4, 5],
+    [6, 7],
+    [0, 1],
+    [2, 3],
+  ]);
   assert.equal(t.sdLlcId[3], 2);
   assert.equal(die.parent, null);
   assert.equal(die.child, mc);
@@ -61,7 +86,10 @@ test("x86-104t, 5.19: SMT(2) / MC(52) / NUMA(104, 2 groups); DIE and NODE degene
   assert.equal(cpulist(mc.span), "0-25,52-77");
   assert.equal(mc.groups.length, 26);
   assert.equal(numa.spanWeight, 104);
-  assert.deepEqual(numa.groups.map((g) => cpulist(g.cpus)), ["0-25,52-77", "26-51,78-103"]);
+  assert.deepEqual(
+    numa.groups.map((g) => cpulist(g.cpus)),
+    ["0-25,52-77", "26-51,78-103"],
+  );
   assert.equal(t.sdNuma[0], numa);
   assert.ok(numa.flags & SD_NUMA && numa.flags & SD_SERIALIZE && numa.flags & SD_WAKE_AFFINE);
   assert.equal(numa.flags & SD_PREFER_SIBLING, 0);
@@ -87,7 +115,10 @@ test("numa-2x12x2: SMT(2) / MC(24) / NUMA(48); imb_numa_nr 3 from 5.18 on, 0 in 
   const t48 = build("numa-2x12x2", "4.8");
   assert.deepEqual(levels(t48, 0), ["SMT", "MC", "NUMA"]);
   // smt_gain 1178 shared by the two threads
-  assert.deepEqual(t48.domains[0][0].groups.map((g) => g.capacity), [589, 589]);
+  assert.deepEqual(
+    t48.domains[0][0].groups.map((g) => g.capacity),
+    [589, 589],
+  );
   assert.equal(t48.domains[0][1].groups[0].capacity, 1178);
   // DIE's SD_PREFER_SIBLING moves down to MC when DIE degenerates (cpu_attach_domain)
   assert.ok(t48.domains[0][1].flags & SD_PREFER_SIBLING);
@@ -100,22 +131,49 @@ test("core2-2x2 with cpu3 offline, 2.6.29: CPU-level groups {0,1} and {2} are bo
   assert.deepEqual(t.domains[3], []);
   const cpu = at(t, 0, "CPU");
   assert.deepEqual(groupCpus(cpu), [[0, 1], [2]]);
-  assert.deepEqual(cpu.groups.map((g) => g.capacity), [1024, 1024]);
-  assert.deepEqual(at(t, 2, "CPU").groups.map((g) => [g.cpus, g.capacity]), [[[2], 1024], [[0, 1], 1024]]);
+  assert.deepEqual(
+    cpu.groups.map((g) => g.capacity),
+    [1024, 1024],
+  );
+  assert.deepEqual(
+    at(t, 2, "CPU").groups.map((g) => [g.cpus, g.capacity]),
+    [
+      [[2], 1024],
+      [[0, 1], 1024],
+    ],
+  );
   // the default for 2.6.29 is that rule
-  assert.deepEqual(at(build("core2-2x2", "2.6.29", [3]), 0, "CPU").groups.map((g) => g.capacity), [1024, 1024]);
+  assert.deepEqual(
+    at(build("core2-2x2", "2.6.29", [3]), 0, "CPU").groups.map((g) => g.capacity),
+    [1024, 1024],
+  );
   // the summing rule (Miao Xie's RFC / 2.6.32+) values the pair at 2048
   const sum = build("core2-2x2", "2.6.29", [3], groupCapacitySum);
-  assert.deepEqual(at(sum, 0, "CPU").groups.map((g) => g.capacity), [2048, 1024]);
-  assert.deepEqual(at(sum, 2, "CPU").groups.map((g) => g.capacity), [1024, 2048]);
+  assert.deepEqual(
+    at(sum, 0, "CPU").groups.map((g) => g.capacity),
+    [2048, 1024],
+  );
+  assert.deepEqual(
+    at(sum, 2, "CPU").groups.map((g) => g.capacity),
+    [1024, 2048],
+  );
 });
 
 test("ht-2x1x2 with cpu3 offline: the HT pair's group is valued like one CPU in 2.6.29", () => {
   const t = build("ht-2x1x2", "2.6.29", [3]);
   assert.deepEqual(levels(t, 0), ["SIBLING", "CPU"]);
-  assert.deepEqual(at(t, 0, "CPU").groups.map((g) => [g.cpus, g.capacity]), [[[0, 2], 1024], [[1], 1024]]);
+  assert.deepEqual(
+    at(t, 0, "CPU").groups.map((g) => [g.cpus, g.capacity]),
+    [
+      [[0, 2], 1024],
+      [[1], 1024],
+    ],
+  );
   const t319 = build("ht-2x1x2", "3.19", [3]);
-  assert.deepEqual(at(t319, 0, "DIE").groups.map((g) => g.capacity), [1178, 1024]);
+  assert.deepEqual(
+    at(t319, 0, "DIE").groups.map((g) => g.capacity),
+    [1178, 1024],
+  );
 });
 
 test("the group-capacity decision is taken from the callback (patchable)", () => {
@@ -127,7 +185,10 @@ test("the group-capacity decision is taken from the callback (patchable)", () =>
   const t = build("xeon-x5472", "4.8", [], fn);
   assert.ok(t.domains[0].every((d) => d.groups.every((g) => g.capacity === 777)));
   assert.ok(seen.includes("SMT") && seen.includes("MC") && seen.includes("DIE"));
-  assert.throws(() => build("xeon-x5472", "4.8", [], () => 0), /topology.group_capacity returned 0/);
+  assert.throws(
+    () => build("xeon-x5472", "4.8", [], () => 0),
+    /topology.group_capacity returned 0/,
+  );
 });
 
 test("a rebuild after offlining a CPU drops it everywhere and shrinks sd_llc_size", () => {
@@ -166,14 +227,51 @@ test("a single online CPU gets no domains", () => {
 // kernel-mechanisms.md 6.4 (and 1.2, 3.1, 4.1): imbalance_pct / cache_nice_tries / busy_factor
 // and interval bounds per level per era. w = span weight.
 test("per-level parameters per era match the reference table", () => {
-  type Row = [level: string, imb: number, cnt: number, busy: number, min: number | "w", max: number | "2w"];
+  type Row = [
+    level: string,
+    imb: number,
+    cnt: number,
+    busy: number,
+    min: number | "w",
+    max: number | "2w",
+  ];
   const expect: Record<Era, Row[]> = {
-    "2.6.29": [["SIBLING", 110, 0, 64, 1, 2], ["MC", 125, 1, 64, 1, 4], ["CPU", 125, 1, 64, 1, 4], ["NODE", 125, 2, 32, 8, 32]],
-    "3.19": [["SMT", 110, 0, 32, "w", "2w"], ["MC", 117, 1, 32, "w", "2w"], ["DIE", 125, 1, 32, "w", "2w"], ["NUMA", 125, 2, 32, "w", "2w"]],
-    "4.8": [["SMT", 110, 0, 32, "w", "2w"], ["MC", 117, 1, 32, "w", "2w"], ["DIE", 125, 1, 32, "w", "2w"], ["NUMA", 125, 2, 32, "w", "2w"]],
-    "5.6": [["SMT", 110, 0, 32, "w", "2w"], ["MC", 117, 1, 32, "w", "2w"], ["DIE", 125, 1, 32, "w", "2w"], ["NUMA", 125, 2, 32, "w", "2w"]],
-    "5.19": [["SMT", 110, 0, 16, "w", "2w"], ["MC", 117, 1, 16, "w", "2w"], ["DIE", 117, 1, 16, "w", "2w"], ["NUMA", 117, 2, 16, "w", "2w"]],
-    "6.19": [["SMT", 110, 0, 16, "w", "2w"], ["MC", 117, 1, 16, "w", "2w"], ["PKG", 117, 1, 16, "w", "2w"], ["NUMA", 117, 2, 16, "w", "2w"]],
+    "2.6.29": [
+      ["SIBLING", 110, 0, 64, 1, 2],
+      ["MC", 125, 1, 64, 1, 4],
+      ["CPU", 125, 1, 64, 1, 4],
+      ["NODE", 125, 2, 32, 8, 32],
+    ],
+    "3.19": [
+      ["SMT", 110, 0, 32, "w", "2w"],
+      ["MC", 117, 1, 32, "w", "2w"],
+      ["DIE", 125, 1, 32, "w", "2w"],
+      ["NUMA", 125, 2, 32, "w", "2w"],
+    ],
+    "4.8": [
+      ["SMT", 110, 0, 32, "w", "2w"],
+      ["MC", 117, 1, 32, "w", "2w"],
+      ["DIE", 125, 1, 32, "w", "2w"],
+      ["NUMA", 125, 2, 32, "w", "2w"],
+    ],
+    "5.6": [
+      ["SMT", 110, 0, 32, "w", "2w"],
+      ["MC", 117, 1, 32, "w", "2w"],
+      ["DIE", 125, 1, 32, "w", "2w"],
+      ["NUMA", 125, 2, 32, "w", "2w"],
+    ],
+    "5.19": [
+      ["SMT", 110, 0, 16, "w", "2w"],
+      ["MC", 117, 1, 16, "w", "2w"],
+      ["DIE", 117, 1, 16, "w", "2w"],
+      ["NUMA", 117, 2, 16, "w", "2w"],
+    ],
+    "6.19": [
+      ["SMT", 110, 0, 16, "w", "2w"],
+      ["MC", 117, 1, 16, "w", "2w"],
+      ["PKG", 117, 1, 16, "w", "2w"],
+      ["NUMA", 117, 2, 16, "w", "2w"],
+    ],
   };
   // Pick machines where each level survives: xeon (MC+DIE/CPU), numa-2x12x2 (SMT/SIBLING, MC, NUMA/NODE).
   for (const era of Object.keys(expect) as Era[]) {
@@ -199,10 +297,16 @@ test("era flags: NEWIDLE only on SIBLING in 2.6.29; PREFER_SIBLING off NUMA from
   assert.equal(at(t29, 0, "MC").flags & SD_BALANCE_NEWIDLE, 0);
   assert.equal(at(t29, 0, "NODE").flags & SD_BALANCE_NEWIDLE, 0);
   assert.ok(at(t29, 0, "NODE").flags & SD_SERIALIZE);
-  assert.deepEqual(at(t29, 0, "NODE").groups.map((g) => g.capacity), [1024, 1024]); // one package each
+  assert.deepEqual(
+    at(t29, 0, "NODE").groups.map((g) => g.capacity),
+    [1024, 1024],
+  ); // one package each
   for (const era of ["5.6", "5.19", "6.19"] as Era[]) {
     const t = build("numa-2x12x2", era);
-    assert.ok(at(t, 0, "MC").flags & SD_PREFER_SIBLING && at(t, 0, "MC").flags & SD_SHARE_PKG_RESOURCES, era);
+    assert.ok(
+      at(t, 0, "MC").flags & SD_PREFER_SIBLING && at(t, 0, "MC").flags & SD_SHARE_PKG_RESOURCES,
+      era,
+    );
     assert.equal(at(t, 0, "NUMA").flags & SD_PREFER_SIBLING, 0, era);
   }
   assert.deepEqual(levels(build("xeon-x5472", "6.19"), 0), ["MC", "PKG"]);
@@ -210,7 +314,15 @@ test("era flags: NEWIDLE only on SIBLING in 2.6.29; PREFER_SIBLING off NUMA from
 });
 
 test("NUMA levels beyond RECLAIM_DISTANCE lose wake-affine and exec/fork balancing", () => {
-  const m = machineBuilder().sockets(2).cores(2).nodes(2).distance([[10, 40], [40, 10]]).build();
+  const m = machineBuilder()
+    .sockets(2)
+    .cores(2)
+    .nodes(2)
+    .distance([
+      [10, 40],
+      [40, 10],
+    ])
+    .build();
   const t = buildSchedDomains(m, m.online, "5.19");
   const numa = at(t, 0, "NUMA");
   assert.equal(numa.flags & SD_WAKE_AFFINE, 0);
@@ -227,6 +339,12 @@ test("describeDomains lists spans, groups with capacity and flags by name", () =
 
 test("online must have one entry per CPU and at least one online", () => {
   const m = preset("core2-2x2");
-  assert.throws(() => buildSchedDomains(m, [true, true], "4.8"), /online must be a boolean per CPU \(4 entries; got 2\)/);
-  assert.throws(() => buildSchedDomains(m, [false, false, false, false], "4.8"), /at least one CPU online/);
+  assert.throws(
+    () => buildSchedDomains(m, [true, true], "4.8"),
+    /online must be a boolean per CPU \(4 entries; got 2\)/,
+  );
+  assert.throws(
+    () => buildSchedDomains(m, [false, false, false, false], "4.8"),
+    /at least one CPU online/,
+  );
 });

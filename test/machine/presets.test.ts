@@ -1,7 +1,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { costFigureNames } from "../../src/machine/builder";
-import { machineFromSpec, preset, presetNames, presetSpec, type MachineSpec } from "../../src/machine/presets";
+import {
+  machineFromSpec,
+  preset,
+  presetNames,
+  presetSpec,
+  type MachineSpec,
+} from "../../src/machine/presets";
 
 const NAMES = ["core2-2x2", "ht-2x1x2", "numa-2x12x2", "x86-104t", "xeon-x5472"];
 
@@ -15,13 +21,22 @@ test("every preset loads and every cost, cache and idle figure has a source", ()
     assert.equal(m.name, name);
     assert.ok(m.description.length > 40, `${name}: description`);
     const keys = [
-      ...costFigureNames(), "caches.l2Bytes", "caches.llcBytes", "topology",
-      ...m.idleStates.flatMap((s) => [`idle.${s.name}.exitLatencyNs`, `idle.${s.name}.targetResidencyNs`]),
+      ...costFigureNames(),
+      "caches.l2Bytes",
+      "caches.llcBytes",
+      "topology",
+      ...m.idleStates.flatMap((s) => [
+        `idle.${s.name}.exitLatencyNs`,
+        `idle.${s.name}.targetResidencyNs`,
+      ]),
     ];
     for (const k of keys) {
       const src = m.sources[k];
       assert.ok(typeof src === "string" && src.trim().length > 10, `${name}: source of ${k}`);
-      assert.ok(!src.startsWith("builder"), `${name}: ${k} must come from the JSON, not a builder default`);
+      assert.ok(
+        !src.startsWith("builder"),
+        `${name}: ${k} must come from the JSON, not a builder default`,
+      );
     }
     assert.ok(m.idleStates.length >= 1, `${name}: idle states`);
   }
@@ -34,20 +49,38 @@ test("preset topologies", () => {
   assert.equal(new Set(x.cpus.map((c) => c.die)).size, 4);
   assert.equal(x.caches.l2Bytes, 6 * 1024 * 1024);
   const c2 = preset("core2-2x2");
-  assert.deepEqual(c2.cpus.map((c) => c.package), [0, 0, 1, 1]);
+  assert.deepEqual(
+    c2.cpus.map((c) => c.package),
+    [0, 0, 1, 1],
+  );
   const ht = preset("ht-2x1x2");
-  assert.deepEqual(ht.cpus.map((c) => c.core), [0, 1, 0, 1]);
+  assert.deepEqual(
+    ht.cpus.map((c) => c.core),
+    [0, 1, 0, 1],
+  );
   assert.match(ht.description, /not published/i);
   const big = preset("x86-104t");
   assert.equal(big.cpus.length, 104);
-  assert.deepEqual(big.nodeDistance, [[10, 21], [21, 10]]);
-  assert.deepEqual(big.idleStates.map((s) => [s.name, s.exitLatencyNs, s.targetResidencyNs]), [
-    ["POLL", 0, 0], ["C1", 2000, 2000], ["C1E", 10000, 20000], ["C6", 133000, 600000],
+  assert.deepEqual(big.nodeDistance, [
+    [10, 21],
+    [21, 10],
   ]);
+  assert.deepEqual(
+    big.idleStates.map((s) => [s.name, s.exitLatencyNs, s.targetResidencyNs]),
+    [
+      ["POLL", 0, 0],
+      ["C1", 2000, 2000],
+      ["C1E", 10000, 20000],
+      ["C6", 133000, 600000],
+    ],
+  );
   assert.equal(big.caches.llcBytes, Math.round(35.75 * 1024 * 1024));
   const hsw = preset("numa-2x12x2");
   assert.equal(hsw.cpus.length, 48);
-  assert.deepEqual(hsw.idleStates.map((s) => s.exitLatencyNs), [0, 2000, 10000, 33000, 133000]);
+  assert.deepEqual(
+    hsw.idleStates.map((s) => s.exitLatencyNs),
+    [0, 2000, 10000, 33000, 133000],
+  );
   assert.equal(hsw.cpus.filter((c) => c.node === 0).length, 24);
 });
 
@@ -74,14 +107,23 @@ test("preset() returns a fresh copy each time", () => {
 });
 
 test("unknown preset names list the accepted ones", () => {
-  assert.throws(() => preset("xeon"), /preset: unknown machine "xeon"; accepted: .*core2-2x2.*xeon-x5472/);
+  assert.throws(
+    () => preset("xeon"),
+    /preset: unknown machine "xeon"; accepted: .*core2-2x2.*xeon-x5472/,
+  );
 });
 
 test("a spec figure without a source is rejected, naming the field", () => {
   const spec = JSON.parse(JSON.stringify(presetSpec("core2-2x2"))) as MachineSpec;
   (spec.costs.cacheLineNs.shared_l2 as { source?: string }).source = "";
-  assert.throws(() => machineFromSpec(spec, "test"), /test: costs.cacheLineNs.shared_l2.source must be a non-empty citation/);
+  assert.throws(
+    () => machineFromSpec(spec, "test"),
+    /test: costs.cacheLineNs.shared_l2.source must be a non-empty citation/,
+  );
   const spec2 = JSON.parse(JSON.stringify(presetSpec("core2-2x2"))) as MachineSpec;
   spec2.topology.coresPerSocket = 0;
-  assert.throws(() => machineFromSpec(spec2, "test"), /test: topology: cores must be a positive integer \(got 0\)/);
+  assert.throws(
+    () => machineFromSpec(spec2, "test"),
+    /test: topology: cores must be a positive integer \(got 0\)/,
+  );
 });

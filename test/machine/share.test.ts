@@ -50,5 +50,8 @@ test("shareMatrix agrees with shareLevel, is symmetric and cached", () => {
 });
 
 test("bad CPU ids are rejected with the accepted range", () => {
-  assert.throws(() => shareLevel(preset("core2-2x2"), 0, 4), /shareLevel: b must be a CPU id in 0..3 \(got 4\)/);
+  assert.throws(
+    () => shareLevel(preset("core2-2x2"), 0, 4),
+    /shareLevel: b must be a CPU id in 0..3 \(got 4\)/,
+  );
 });

@@ -1,8 +1,19 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  barCi, box, boxFromValues, cdf, cpuTimeline, domainPictureFromTree, domainTree, percentileCurve, runqueueLength, strip, violin,
-  type DomainPicture, type Figure,
+  barCi,
+  box,
+  boxFromValues,
+  cdf,
+  cpuTimeline,
+  domainPictureFromTree,
+  domainTree,
+  percentileCurve,
+  runqueueLength,
+  strip,
+  violin,
+  type DomainPicture,
+  type Figure,
 } from "../../src/plot";
 import { abResults, smallTrace } from "../analysis/fixtures";
 
@@ -15,14 +26,26 @@ function plain(fig: Figure): void {
 test("box: a trace per variant over iterations, published line and per-variant markers", () => {
   const fig = box(abResults(), "throughput_mbps", { published: 105, title: "t" });
   plain(fig);
-  assert.deepEqual(fig.data.map((d) => [d.type, d.name]), [["box", "pre"], ["box", "post"]]);
+  assert.deepEqual(
+    fig.data.map((d) => [d.type, d.name]),
+    [
+      ["box", "pre"],
+      ["box", "post"],
+    ],
+  );
   assert.deepEqual(fig.data[0].y, [100, 102, 98, 101, 99]);
   const shapes = fig.layout.shapes as Array<Record<string, unknown>>;
   assert.equal(shapes.length, 1);
   assert.equal(shapes[0].y0, 105);
   assert.equal((fig.layout.yaxis as { title: { text: string } }).title.text, "throughput_mbps");
 
-  const per = boxFromValues([{ variant: "pre", values: [1, 2] }, { variant: "post", values: [3, 4] }], { published: { pre: 1.5, post: null } });
+  const per = boxFromValues(
+    [
+      { variant: "pre", values: [1, 2] },
+      { variant: "post", values: [3, 4] },
+    ],
+    { published: { pre: 1.5, post: null } },
+  );
   const marker = per.data[per.data.length - 1];
   assert.deepEqual([marker.name, marker.x, marker.y], ["published", ["pre"], [1.5]]);
 });
@@ -44,7 +67,10 @@ test("strip, violin, bar with 95% CI", () => {
 });
 
 test("latency percentile curve and CDF from a series", () => {
-  const fig = percentileCurve(abResults(), "latency_us", { unit: "us", published: { post: { 99: 105 } } });
+  const fig = percentileCurve(abResults(), "latency_us", {
+    unit: "us",
+    published: { post: { 99: 105 } },
+  });
   plain(fig);
   const pre = fig.data.find((d) => d.name === "pre")!;
   assert.deepEqual(pre.x, ["p50", "p75", "p90", "p95", "p99", "p99.5", "p99.9"]);
@@ -69,7 +95,10 @@ test("per-CPU timeline: bars per task, migrations marked", () => {
   const mig = fig.data.find((d) => d.name === "migrate: load_balance")!;
   assert.deepEqual(mig.y, ["CPU 0"]);
   assert.match((mig.hovertext as string[])[0], /b-2: CPU 1 → 0/);
-  assert.equal(cpuTimeline(smallTrace(), { maxTasks: 1 }).data.filter((d) => d.name === "other tasks").length, 1);
+  assert.equal(
+    cpuTimeline(smallTrace(), { maxTasks: 1 }).data.filter((d) => d.name === "other tasks").length,
+    1,
+  );
 });
 
 test("runqueue length: step lines or heatmap", () => {
@@ -82,7 +111,10 @@ test("runqueue length: step lines or heatmap", () => {
   plain(hm);
   const z = hm.data[0].z as number[][];
   assert.equal(z.length, 2);
-  assert.deepEqual(z[0].map((v) => Math.round(v * 1000) / 1000), [1, 1, 2, 1]);
+  assert.deepEqual(
+    z[0].map((v) => Math.round(v * 1000) / 1000),
+    [1, 1, 2, 1],
+  );
 });
 
 test("sched-domain tree: spans made contiguous, a box per distinct span", () => {
@@ -93,21 +125,40 @@ test("sched-domain tree: spans made contiguous, a box per distinct span", () => 
     cpu,
     levels: [
       { level: "SMT", span: smt(cpu), groups: smt(cpu).map((c) => [c]) },
-      { level: "MC", span: mc(cpu), groups: [smt(cpu), smt(mc(cpu).find((c) => !smt(cpu).includes(c))!)] },
-      { level: "DIE", span: [0, 1, 2, 3, 4, 5, 6, 7], groups: [mc(cpu), mc(cpu)[0] === 0 ? [2, 3, 6, 7] : [0, 1, 4, 5]] },
+      {
+        level: "MC",
+        span: mc(cpu),
+        groups: [smt(cpu), smt(mc(cpu).find((c) => !smt(cpu).includes(c))!)],
+      },
+      {
+        level: "DIE",
+        span: [0, 1, 2, 3, 4, 5, 6, 7],
+        groups: [mc(cpu), mc(cpu)[0] === 0 ? [2, 3, 6, 7] : [0, 1, 4, 5]],
+      },
     ],
   }));
   const fig = domainTree(pic);
   plain(fig);
   const cpusTrace = fig.data[0];
-  assert.deepEqual(cpusTrace.text, ["0", "4", "1", "5", "2", "6", "3", "7"], "siblings side by side");
+  assert.deepEqual(
+    cpusTrace.text,
+    ["0", "4", "1", "5", "2", "6", "3", "7"],
+    "siblings side by side",
+  );
   const shapes = fig.layout.shapes as unknown[];
   // SMT: 4 spans x (1 box + 2 groups); MC: 2 x (1 + 2); DIE: 1 x (1 + 2).
   assert.equal(shapes.length, 12 + 6 + 3);
-  assert.deepEqual((fig.layout.yaxis as { ticktext: string[] }).ticktext, ["CPU", "SMT", "MC", "DIE"]);
+  assert.deepEqual((fig.layout.yaxis as { ticktext: string[] }).ticktext, [
+    "CPU",
+    "SMT",
+    "MC",
+    "DIE",
+  ]);
 
   const fromTree = domainPictureFromTree({
     domains: [[{ cpu: 0, level: "MC", span: [0, 1], groups: [{ cpus: [0] }, { cpus: [1] }] }], []],
   });
-  assert.deepEqual(fromTree, [{ cpu: 0, levels: [{ level: "MC", span: [0, 1], groups: [[0], [1]] }] }]);
+  assert.deepEqual(fromTree, [
+    { cpu: 0, levels: [{ level: "MC", span: [0, 1], groups: [[0], [1]] }] },
+  ]);
 });

@@ -11,7 +11,8 @@ export const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 export function chromiumUnavailable(): string | null {
   if (fs.existsSync(CHROMIUM)) return null;
   const msg = `${CHROMIUM} not found: apt-get install -y --no-install-recommends chromium`;
-  if (process.env.CI === "true" || process.env.CI === "1") throw new Error(`${msg} (CI must run the render check, not skip it)`);
+  if (process.env.CI === "true" || process.env.CI === "1")
+    throw new Error(`${msg} (CI must run the render check, not skip it)`);
   return msg;
 }
 
@@ -45,24 +46,48 @@ export function renderHtml(html: string, budgetMs = 30000): RenderResult {
     const r = spawnSync(
       CHROMIUM,
       [
-        "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-dev-shm-usage", `--user-data-dir=${path.join(dir, "profile")}`,
-        "--enable-logging=stderr", "--v=0", `--virtual-time-budget=${budgetMs}`, "--dump-dom", `file://${page}`,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-dev-shm-usage",
+        `--user-data-dir=${path.join(dir, "profile")}`,
+        "--enable-logging=stderr",
+        "--v=0",
+        `--virtual-time-budget=${budgetMs}`,
+        "--dump-dom",
+        `file://${page}`,
       ],
       { encoding: "utf8", maxBuffer: 256 * 1024 * 1024, timeout: 180_000 },
     );
     const stderr = r.stderr ?? "";
     const consoleLines = stderr.split("\n").filter((l) => /CONSOLE/.test(l));
     const m = /<pre id="__page_errors">([\s\S]*?)<\/pre>/.exec(r.stdout ?? "");
-    const unescape = (s: string) => s.replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
-    return { dom: r.stdout ?? "", console: consoleLines, pageErrors: m ? JSON.parse(unescape(m[1])) : null, status: r.status, stderr };
+    const unescape = (s: string) =>
+      s
+        .replace(/&quot;/g, '"')
+        .replace(/&lt;/g, "<")
+        .replace(/&gt;/g, ">")
+        .replace(/&amp;/g, "&");
+    return {
+      dom: r.stdout ?? "",
+      console: consoleLines,
+      pageErrors: m ? JSON.parse(unescape(m[1])) : null,
+      status: r.status,
+      stderr,
+    };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
 /** Each schedlab figure div in a DOM dump: its id, data-drawn and whether plotly built its container. */
-export function figuresInDom(dom: string): Array<{ id: string; drawn: number | null; hasPlot: boolean }> {
+export function figuresInDom(
+  dom: string,
+): Array<{ id: string; drawn: number | null; hasPlot: boolean }> {
   const out: Array<{ id: string; drawn: number | null; hasPlot: boolean }> = [];
   const re = /<div ([^>]*class="[^"]*\bschedlab-figure\b[^"]*"[^>]*)>/g;
   let m: RegExpExecArray | null;
@@ -71,7 +96,11 @@ export function figuresInDom(dom: string): Array<{ id: string; drawn: number | n
     const id = /\bid="([^"]+)"/.exec(attrs)?.[1] ?? "?";
     const drawn = /\bdata-drawn="(\d+)"/.exec(attrs)?.[1];
     const rest = dom.slice(m.index + m[0].length, m.index + m[0].length + 400);
-    out.push({ id, drawn: drawn === undefined ? null : Number(drawn), hasPlot: /class="[^"]*\bjs-plotly-plot\b/.test(attrs) && /plot-container/.test(rest) });
+    out.push({
+      id,
+      drawn: drawn === undefined ? null : Number(drawn),
+      hasPlot: /class="[^"]*\bjs-plotly-plot\b/.test(attrs) && /plot-container/.test(rest),
+    });
   }
   return out;
 }

@@ -4,13 +4,24 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { renderReport, writeReport, ledgerRows, type ReportInput } from "../../src/report";
-import { barCi, box, cdf, cpuTimeline, domainTree, percentileCurve, runqueueLength, strip, violin } from "../../src/plot";
+import {
+  barCi,
+  box,
+  cdf,
+  cpuTimeline,
+  domainTree,
+  percentileCurve,
+  runqueueLength,
+  strip,
+  violin,
+} from "../../src/plot";
 import { abResults, smallTrace } from "../analysis/fixtures";
 import { chromiumUnavailable, figuresInDom, renderHtml } from "./chromium";
 
 function input(): ReportInput {
   const data = abResults();
-  const tput = (v: string) => data.iterations.filter((i) => i.variant === v).map((i) => i.metrics.throughput_mbps);
+  const tput = (v: string) =>
+    data.iterations.filter((i) => i.variant === v).map((i) => i.metrics.throughput_mbps);
   return {
     title: "A/B <report> & test",
     version: "0.1.0",
@@ -20,9 +31,30 @@ function input(): ReportInput {
         title: "netperf UDP_STREAM on a 2-socket Xeon",
         machine: "xeon-x5472",
         rows: [
-          { metric: "throughput_mbps", variant: "pre", published: 100, simulated: 100, iterations: tput("pre"), band: [90, 110], unit: "Mb/s" },
-          { metric: "throughput_mbps", variant: "post", published: 130, simulated: 110, iterations: tput("post"), band: [120, 140] },
-          { metric: "migrations", variant: "post", published: null, simulated: 3, iterations: [3, 3] },
+          {
+            metric: "throughput_mbps",
+            variant: "pre",
+            published: 100,
+            simulated: 100,
+            iterations: tput("pre"),
+            band: [90, 110],
+            unit: "Mb/s",
+          },
+          {
+            metric: "throughput_mbps",
+            variant: "post",
+            published: 130,
+            simulated: 110,
+            iterations: tput("post"),
+            band: [120, 140],
+          },
+          {
+            metric: "migrations",
+            variant: "post",
+            published: null,
+            simulated: 3,
+            iterations: [3, 3],
+          },
         ],
         figures: [
           box(data, "throughput_mbps", { published: { pre: 100, post: 130 } }),
@@ -56,18 +88,33 @@ function input(): ReportInput {
 
 test("ledger: ratio and band", () => {
   const rows = ledgerRows(input().experiments);
-  assert.deepEqual(rows.map((r) => [r.ratio === null ? null : Math.round(r.ratio * 1000) / 1000, r.inBand]), [[1, true], [0.846, false], [null, null]]);
+  assert.deepEqual(
+    rows.map((r) => [r.ratio === null ? null : Math.round(r.ratio * 1000) / 1000, r.inBand]),
+    [
+      [1, true],
+      [0.846, false],
+      [null, null],
+    ],
+  );
 });
 
 test("report HTML: self-contained, escaped, spec embedded, deterministic", () => {
   const html = renderReport(input());
   assert.equal(html, renderReport(input()), "same input, same bytes");
   assert.equal((html.match(/window\.Plotly = Plotly/g) ?? []).length, 1, "plotly inlined once");
-  assert.ok(!/<script[^>]+src=/i.test(html) && !/<link[^>]+href=/i.test(html), "nothing loaded from outside");
+  assert.ok(
+    !/<script[^>]+src=/i.test(html) && !/<link[^>]+href=/i.test(html),
+    "nothing loaded from outside",
+  );
   assert.match(html, /<title>A\/B &lt;report&gt; &amp; test<\/title>/);
   assert.match(html, /First paragraph &lt;b&gt;not bold&lt;\/b&gt;\./);
-  assert.match(html, /How to rerun: <code>npx schedlab reproduce idle-imbalance latency --report &lt;dir&gt;<\/code>/);
-  const spec = /<script type="application\/json" id="schedlab-spec">([\s\S]*?)<\/script>/.exec(html);
+  assert.match(
+    html,
+    /How to rerun: <code>npx schedlab reproduce idle-imbalance latency --report &lt;dir&gt;<\/code>/,
+  );
+  const spec = /<script type="application\/json" id="schedlab-spec">([\s\S]*?)<\/script>/.exec(
+    html,
+  );
   assert.ok(spec);
   const embedded = JSON.parse(spec[1]);
   assert.equal(embedded.schedlab, "0.1.0");
@@ -80,7 +127,9 @@ test("report HTML: self-contained, escaped, spec embedded, deterministic", () =>
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test("report renders in headless Chromium: every figure drew, no script error", { timeout: 240_000 }, (t) => {
+test("report renders in headless Chromium: every figure drew, no script error", {
+  timeout: 240_000,
+}, (t) => {
   const skip = chromiumUnavailable(); // throws under CI when Chromium is missing
   if (skip) return t.skip(skip);
   const html = renderReport(input());
@@ -94,7 +143,10 @@ test("report renders in headless Chromium: every figure drew, no script error", 
   assert.equal(figs.length, 10, "every figure div is in the DOM");
   for (const f of figs) {
     assert.ok(f.hasPlot, `${f.id}: no plotly container`);
-    assert.ok(f.drawn !== null && f.drawn > 0, `${f.id}: plotly built no traces (data-drawn=${f.drawn})`);
+    assert.ok(
+      f.drawn !== null && f.drawn > 0,
+      `${f.id}: plotly built no traces (data-drawn=${f.drawn})`,
+    );
   }
 });
 
@@ -102,12 +154,23 @@ test("a broken figure is caught by the render check", { timeout: 240_000 }, (t) 
   const skip = chromiumUnavailable();
   if (skip) return t.skip(skip);
   const bad = input();
-  bad.experiments = [{ ...bad.experiments[1], figures: [{ data: [{ type: "scatter", x: [1], y: [1] }], layout: {} }] }];
+  bad.experiments = [
+    {
+      ...bad.experiments[1],
+      figures: [{ data: [{ type: "scatter", x: [1], y: [1] }], layout: {} }],
+    },
+  ];
   // Break drawing: remove plotly from the page after it loads.
-  const html = renderReport(bad).replace("</head>", "<script>window.Plotly=undefined;Object.defineProperty(window,'Plotly',{value:undefined,writable:false});</script></head>");
+  const html = renderReport(bad).replace(
+    "</head>",
+    "<script>window.Plotly=undefined;Object.defineProperty(window,'Plotly',{value:undefined,writable:false});</script></head>",
+  );
   const r = renderHtml(html, 15000);
   const figs = figuresInDom(r.dom);
   assert.equal(figs.length, 1);
   assert.equal(figs[0].drawn, null);
-  assert.ok((r.pageErrors ?? []).some((e) => /plotly\.js is not loaded/.test(e)), JSON.stringify(r.pageErrors));
+  assert.ok(
+    (r.pageErrors ?? []).some((e) => /plotly\.js is not loaded/.test(e)),
+    JSON.stringify(r.pageErrors),
+  );
 });

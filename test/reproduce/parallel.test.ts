@@ -3,16 +3,25 @@ import assert from "node:assert/strict";
 import { reproduction, runReproduction } from "../../src/index";
 import { runReproductionParallel } from "../../src/reproduce/parallel";
 
-test("iterations on worker threads give byte-identical results to a serial run", { timeout: 120_000 }, async () => {
+test("iterations on worker threads give byte-identical results to a serial run", {
+  timeout: 120_000,
+}, async () => {
   const r = reproduction("002");
   const profile = { iterations: 3, duration: 10.01 };
   const serial = runReproduction(r, profile, { seed: "11" });
   let progress = 0;
-  const parallel = await runReproductionParallel(r, profile, { seed: "11", workers: 2, onProgress: () => progress++ });
+  const parallel = await runReproductionParallel(r, profile, {
+    seed: "11",
+    workers: 2,
+    onProgress: () => progress++,
+  });
   assert.equal(progress, 6);
   assert.equal(JSON.stringify(parallel.data), JSON.stringify(serial.data));
 });
 
 test("workers must be a positive integer", async () => {
-  await assert.rejects(runReproductionParallel(reproduction("demo"), { iterations: 1, duration: 0.1 }, { workers: 0 }), /workers must be a positive integer/);
+  await assert.rejects(
+    runReproductionParallel(reproduction("demo"), { iterations: 1, duration: 0.1 }, { workers: 0 }),
+    /workers must be a positive integer/,
+  );
 });

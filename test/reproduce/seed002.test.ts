@@ -13,7 +13,10 @@ for (const id of ["002", "002-ht"]) {
     // published: 0.33 before, 0.09-0.10 after; goals 0.25..0.42 and <= 0.15
     assert.ok(cvPre >= 0.25 && cvPre <= 0.42, `${id} pre stddev/avg ${cvPre}`);
     assert.ok(cvPost <= 0.15, `${id} post stddev/avg ${cvPost}`);
-    assert.ok(cvPost < cvPre / 2, `${id}: the patch at least halves the spread (${cvPre} -> ${cvPost})`);
+    assert.ok(
+      cvPost < cvPre / 2,
+      `${id}: the patch at least halves the spread (${cvPre} -> ${cvPost})`,
+    );
     // throughput is conserved: the average loop count does not move (within 3%)
     const aPre = row("avg_loops", "pre").simulated;
     const aPost = row("avg_loops", "post").simulated;
@@ -26,7 +29,10 @@ for (const id of ["002", "002-ht"]) {
     }
     // post: tasks keep rotating between the packages (that is what lowers the spread)
     const post = res.data.iterations.filter((x) => x.variant === "post");
-    assert.ok(post.every((it) => (it.sched.migrations.load_balance ?? 0) > 100), "post-patch balancing keeps moving tasks");
+    assert.ok(
+      post.every((it) => (it.sched.migrations.load_balance ?? 0) > 100),
+      "post-patch balancing keeps moving tasks",
+    );
   });
 }
 
@@ -36,7 +42,8 @@ test("the patch changes the CPU-level group power from 1024/1024 to 2048/1024", 
   const base = { machine: m, online, era: "2.6.29" as const, seed: "x", trace: false };
   const pre = buildKernel({ ...base, patches: [] });
   const post = buildKernel({ ...base, patches: [seeds.groupPower2009] });
-  const caps = (k: typeof pre) => k.domains.domains[0].find((d) => d.level === "CPU")!.groups.map((g) => g.capacity);
+  const caps = (k: typeof pre) =>
+    k.domains.domains[0].find((d) => d.level === "CPU")!.groups.map((g) => g.capacity);
   assert.deepEqual(caps(pre), [1024, 1024]);
   assert.deepEqual(caps(post), [2048, 1024]);
 });

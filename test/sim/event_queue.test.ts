@@ -9,10 +9,18 @@ test("events pop in time order, simultaneous ones in insertion order", () => {
   times.forEach((t, i) => q.push(t, 1, i, 0));
   const out: Array<[number, number]> = [];
   while (q.pop()) out.push([q.popTime, q.popA]);
-  assert.deepEqual(
-    out,
-    [[0, 8], [10, 1], [10, 3], [10, 5], [20, 4], [30, 2], [30, 7], [40, 6], [50, 0], [100, 9]],
-  );
+  assert.deepEqual(out, [
+    [0, 8],
+    [10, 1],
+    [10, 3],
+    [10, 5],
+    [20, 4],
+    [30, 2],
+    [30, 7],
+    [40, 6],
+    [50, 0],
+    [100, 9],
+  ]);
   assert.equal(q.length, 0);
   assert.equal(q.pop(), false);
 });
