@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Runs the compiled CLI when dist/ is up to date with src/ (faster: plain CommonJS), otherwise
 // the TypeScript source through tsx, so the command is never stale.
-const path = require("path");
-const fs = require("fs");
+const path = require("node:path");
+const fs = require("node:fs");
 
 const root = path.join(__dirname, "..");
 const built = path.join(root, "dist", "cli.js");
@@ -36,7 +36,7 @@ cli.main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err) => {
-    console.error(`schedlab: ${err && err.message ? err.message : err}`);
+    console.error(`schedlab: ${err?.message ? err.message : err}`);
     process.exitCode = 2;
   },
 );

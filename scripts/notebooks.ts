@@ -16,10 +16,10 @@
 // --setup-only does the build, link and kernelspec and prints the JUPYTER_PATH to export, for
 // working on notebooks interactively. --check-render loads each HTML in headless Chromium and
 // requires every schedlab figure to have drawn.
-import * as fs from "fs";
-import * as os from "os";
-import * as path from "path";
-import { spawnSync } from "child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { spawnSync } from "node:child_process";
 
 const ROOT = path.resolve(__dirname, "..");
 const JUPYTER = process.env.JUPYTER ?? "/usr/bin/jupyter";
@@ -139,7 +139,7 @@ export function writeKernelspec(): string {
   };
   fs.writeFileSync(
     path.join(dir, "kernels", "tslab", "kernel.json"),
-    JSON.stringify(spec, null, 2) + "\n",
+    `${JSON.stringify(spec, null, 2)}\n`,
   );
   return dir;
 }
@@ -176,7 +176,8 @@ export interface NbCell {
 }
 
 const joinText = (t: string | string[] | undefined) => (Array.isArray(t) ? t.join("") : (t ?? ""));
-const stripAnsi = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, "");
+const stripAnsi = (s: string) =>
+  s.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "");
 
 /** The failures recorded in an executed notebook, as printable text. */
 export function cellFailures(nb: { cells: NbCell[] }): string[] {
@@ -321,7 +322,7 @@ export function main(argv: string[]): number {
       if (failures.length) {
         failed++;
         console.error(
-          `FAIL ${rel} (${secs}s)\n${failures.map((f) => "  " + f.replace(/\n/g, "\n  ")).join("\n")}`,
+          `FAIL ${rel} (${secs}s)\n${failures.map((f) => `  ${f.replace(/\n/g, "\n  ")}`).join("\n")}`,
         );
       } else console.log(`ok   ${rel} (${secs}s) -> ${path.relative(ROOT, html)}`);
     }

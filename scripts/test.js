@@ -2,9 +2,9 @@
 // Runs every test/**/*.test.ts with node's test runner through tsx.
 // Node 20 does not expand globs itself, and without file arguments it finds no .ts tests.
 // Usage: node scripts/test.js [substring ...]   (only files whose path contains a substring)
-const fs = require("fs");
-const path = require("path");
-const { spawnSync } = require("child_process");
+const fs = require("node:fs");
+const path = require("node:path");
+const { spawnSync } = require("node:child_process");
 
 function walk(dir, out) {
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {

@@ -1,6 +1,6 @@
 // The `schedlab` command.
-import * as fs from "fs";
-import * as path from "path";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { presetNames, preset } from "./machine/presets";
 import { ERAS, isEra } from "./kernel/features";
 import { hookDescription, hookNames } from "./kernel/hooks";
@@ -137,8 +137,8 @@ async function reproduceCmd(argv: string[]): Promise<number> {
     }
   }
   const ledger = newLedger(experiments);
-  if (json) process.stdout.write(JSON.stringify(ledger) + "\n");
-  else process.stdout.write(formatLedger(ledger) + "\n");
+  if (json) process.stdout.write(`${JSON.stringify(ledger)}\n`);
+  else process.stdout.write(`${formatLedger(ledger)}\n`);
   if (reportDir) {
     const file = writeReport(reportDir, ledger, runs);
     process.stderr.write(`report written to ${file}\n`);
@@ -166,7 +166,7 @@ function domainsCmd(argv: string[]): number {
     }
   }
   process.stdout.write(
-    describeDomains(buildSchedDomains(m, online, era, defaultGroupCapacity(era))) + "\n",
+    `${describeDomains(buildSchedDomains(m, online, era, defaultGroupCapacity(era)))}\n`,
   );
   return 0;
 }
@@ -178,10 +178,10 @@ export async function main(argv: string[]): Promise<number> {
     case "--help":
     case "-h":
     case "help":
-      process.stdout.write(HELP + "\n");
+      process.stdout.write(`${HELP}\n`);
       return cmd === undefined ? 1 : 0;
     case "--version":
-      process.stdout.write(VERSION + "\n");
+      process.stdout.write(`${VERSION}\n`);
       return 0;
     case "reproduce":
       return reproduceCmd(rest);

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "child_process";
-import * as path from "path";
+import { spawnSync } from "node:child_process";
+import * as path from "node:path";
 
 const BIN = path.join(__dirname, "..", "bin", "schedlab.js");
 const cli = (...args: string[]) =>

@@ -29,7 +29,11 @@ export function toRows(data: ResultsData, opts: RowOptions = {}): FrameRow[] {
   const columns: string[] = [];
   const seen = new Set<string>();
   for (const r of rows)
-    for (const k of Object.keys(r)) if (!seen.has(k)) seen.add(k), columns.push(k);
+    for (const k of Object.keys(r))
+      if (!seen.has(k)) {
+        seen.add(k);
+        columns.push(k);
+      }
   // Same key order in every row: danfo takes its columns from the first row.
   return rows.map((r) => {
     const out: FrameRow = {};

@@ -13,7 +13,7 @@ import type { IterationResult, ResultsData } from "../experiment/types";
  * Throws with the available names when nothing matches, so a typo is caught at once.
  */
 export function metricValue(it: IterationResult, metric: string): number {
-  if (Object.prototype.hasOwnProperty.call(it.metrics, metric)) return it.metrics[metric];
+  if (Object.hasOwn(it.metrics, metric)) return it.metrics[metric];
   const v = lookupPath(it, metric);
   if (v === undefined) {
     throw new Error(
@@ -49,7 +49,7 @@ function walk(root: unknown, parts: string[], zeroIfMissingLeaf: boolean): numbe
   for (let i = 0; i < parts.length; i++) {
     if (cur === null || typeof cur !== "object") return undefined;
     const rec = cur as Record<string, unknown>;
-    if (!Object.prototype.hasOwnProperty.call(rec, parts[i])) {
+    if (!Object.hasOwn(rec, parts[i])) {
       // Counter records only hold keys that happened: absence means zero. Only at depth >= 1,
       // so an unknown top-level name is still reported as unknown.
       return zeroIfMissingLeaf && i === parts.length - 1 && i > 0 ? 0 : undefined;

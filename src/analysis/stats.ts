@@ -40,11 +40,11 @@ export function populationStddev(xs: readonly number[]): number {
 }
 
 export function min(xs: readonly number[]): number {
-  return xs.length === 0 ? NaN : xs.reduce((a, b) => (b < a ? b : a), Infinity);
+  return xs.length === 0 ? NaN : xs.reduce((a, b) => Math.min(b, a), Infinity);
 }
 
 export function max(xs: readonly number[]): number {
-  return xs.length === 0 ? NaN : xs.reduce((a, b) => (b > a ? b : a), -Infinity);
+  return xs.length === 0 ? NaN : xs.reduce((a, b) => Math.max(b, a), -Infinity);
 }
 
 /** Ascending copy. */

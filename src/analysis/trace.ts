@@ -84,7 +84,10 @@ export function runqueueSteps(
     const last = s.t.length - 1;
     if (last >= 0 && s.t[last] === t)
       s.n[last] = n; // several changes at one instant: keep the final
-    else if (last < 0 || s.n[last] !== n) s.t.push(t), s.n.push(n);
+    else if (last < 0 || s.n[last] !== n) {
+      s.t.push(t);
+      s.n.push(n);
+    }
   };
   const setRunnable = (pid: number, cpu: number, t: number) => {
     if (pid === 0) return;

@@ -17,7 +17,7 @@ import {
   type CfsTiming,
 } from "./fair";
 import type { Era, Features, Tunables } from "./features";
-import { Hooks } from "./hooks";
+import type { Hooks } from "./hooks";
 import { exitLatencyNs, isPolling, recordIdle, selectIdleState } from "./idle";
 import type { Policy } from "./prio";
 import { RtClass } from "./rt";
@@ -25,7 +25,13 @@ import { Rq } from "./rq";
 import type { DomainTree } from "./sched_domain";
 import { buildSchedDomains } from "./topology";
 import "./topology_hooks";
-import { Task, TASK_DEAD, TASK_ON_RQ_MIGRATING, TASK_ON_RQ_QUEUED, TASK_RUNNING } from "./task";
+import {
+  type Task,
+  TASK_DEAD,
+  TASK_ON_RQ_MIGRATING,
+  TASK_ON_RQ_QUEUED,
+  TASK_RUNNING,
+} from "./task";
 import type { MigrationReason, TraceRecord } from "./trace";
 import { completeSegment, continueTask, startSegment, stopSegment } from "./exec";
 import { schedTtwuPending, tryToWakeUp } from "./ttwu";

@@ -226,7 +226,7 @@ function begin(k: Kernel, rq: Rq, p: Task): void {
   startSegment(k, rq, p);
 }
 
-function taskExit(k: Kernel, rq: Rq, p: Task): void {
+function taskExit(_k: Kernel, rq: Rq, p: Task): void {
   p.state = TASK_DEAD;
   p.iter = null;
   rq.needResched = true;

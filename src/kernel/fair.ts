@@ -93,7 +93,7 @@ export const CFS_POLICY: FairPolicy = {
   },
   pickNext(_k, cfs) {
     const left = cfs.queue.length > 0 ? cfs.queue[0] : null;
-    const curr = cfs.curr && cfs.curr.se.onRq ? cfs.curr : null;
+    const curr = cfs.curr?.se.onRq ? cfs.curr : null;
     if (!left) return curr;
     if (!curr) return left;
     return curr.se.vruntime <= left.se.vruntime ? curr : left;
@@ -139,7 +139,7 @@ function removeFromQueue(queue: Task[], p: Task): void {
 /** update_min_vruntime: monotonic, follows min(curr, leftmost). */
 export function updateMinVruntime(cfs: CfsRq): void {
   let v = cfs.minVruntime;
-  const curr = cfs.curr && cfs.curr.se.onRq ? cfs.curr : null;
+  const curr = cfs.curr?.se.onRq ? cfs.curr : null;
   const left = cfs.queue.length > 0 ? cfs.queue[0] : null;
   if (curr) v = curr.se.vruntime;
   if (left) v = curr ? Math.min(v, left.se.vruntime) : left.se.vruntime;

@@ -5,19 +5,19 @@
 import type { SchedGroup } from "./sched_domain";
 import { SD_SHARE_CPUCAPACITY } from "./sched_domain";
 import {
-  FbgResult,
-  FindBusiestGroupCtx,
-  FindBusiestQueueCtx,
+  type FbgResult,
+  type FindBusiestGroupCtx,
+  type FindBusiestQueueCtx,
   LBF_ALL_PINNED,
-  LbDecision,
-  LbEnv,
-  LbMigration,
-  LbPassOutcome,
-  LbRq,
-  LoadBalanceResult,
+  type LbDecision,
+  type LbEnv,
+  type LbMigration,
+  type LbPassOutcome,
+  type LbRq,
+  type LoadBalanceResult,
   SCHED_LOAD_SCALE,
   SCHED_NR_MIGRATE_BREAK,
-  SgStats2629,
+  type SgStats2629,
 } from "./fair_lb_types";
 import { sourceLoad, targetLoad, weightedCpuload } from "./cpu_load";
 import {

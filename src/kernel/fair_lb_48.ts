@@ -6,19 +6,19 @@
 import type { SchedGroup } from "./sched_domain";
 import { SD_ASYM_PACKING, SD_PREFER_SIBLING } from "./sched_domain";
 import {
-  CalculateImbalanceCtx,
-  FbgResult,
-  FindBusiestGroupCtx,
-  FindBusiestQueueCtx,
-  GroupType48,
-  IdleImbalanceSlackCtx,
-  ImbalanceResult,
-  LbEnv,
-  LbRq,
-  NeedActiveBalanceCtx,
+  type CalculateImbalanceCtx,
+  type FbgResult,
+  type FindBusiestGroupCtx,
+  type FindBusiestQueueCtx,
+  type GroupType48,
+  type IdleImbalanceSlackCtx,
+  type ImbalanceResult,
+  type LbEnv,
+  type LbRq,
+  type NeedActiveBalanceCtx,
   SCHED_LOAD_SCALE,
-  SdLbStats48,
-  SgLbStats48,
+  type SdLbStats48,
+  type SgLbStats48,
 } from "./fair_lb_types";
 import { sourceLoad, targetLoad, weightedCpuload } from "./cpu_load";
 import {

@@ -7,21 +7,21 @@
 import type { SchedGroup } from "./sched_domain";
 import { SD_ASYM_PACKING, SD_NUMA, SD_PREFER_SIBLING } from "./sched_domain";
 import {
-  CalculateImbalanceCtx,
-  FbgResult,
-  FindBusiestGroupCtx,
-  FindBusiestQueueCtx,
+  type CalculateImbalanceCtx,
+  type FbgResult,
+  type FindBusiestGroupCtx,
+  type FindBusiestQueueCtx,
   GROUP_TYPES_56,
-  GroupClassifyCtx,
-  GroupType56,
-  ImbalanceResult,
-  LbEnv,
-  LbRq,
-  NeedActiveBalanceCtx,
-  NumaImbalanceCtx,
+  type GroupClassifyCtx,
+  type GroupType56,
+  type ImbalanceResult,
+  type LbEnv,
+  type LbRq,
+  type NeedActiveBalanceCtx,
+  type NumaImbalanceCtx,
   SCHED_LOAD_SCALE,
-  SdLbStats56,
-  SgLbStats56,
+  type SdLbStats56,
+  type SgLbStats56,
 } from "./fair_lb_types";
 import { checkCpuCapacity, cpuUtil, eraAtLeast, lbHook, schedAsymPrefer } from "./fair_lb_common";
 import { idleImbalanceSlack } from "./fair_lb_48";
@@ -222,7 +222,7 @@ export function calculateImbalance56(env: LbEnv, sds: SdLbStats56): ImbalanceRes
   if (local.groupType === "group_has_spare") {
     if (groupTypeRank(busiest.groupType) > groupTypeRank("group_fully_busy")) {
       // busiest overloaded: fill local's spare capacity
-      let imbalance = Math.max(local.groupCapacity, local.groupUtil) - local.groupUtil;
+      const imbalance = Math.max(local.groupCapacity, local.groupUtil) - local.groupUtil;
       if (env.idle !== "CPU_NOT_IDLE" && imbalance === 0)
         return { migrationType: "migrate_task", imbalance: 1 };
       return { migrationType: "migrate_util", imbalance };

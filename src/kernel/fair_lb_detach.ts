@@ -3,16 +3,16 @@
 // Tasks are not moved here: the functions return the tasks to move, in order, and keep
 // the source rq's nr_running and the cfs_tasks list order in a working copy.
 import {
-  CanMigrateTaskCtx,
+  type CanMigrateTaskCtx,
   LBF_ALL_PINNED,
   LBF_DST_PINNED,
   LBF_NEED_BREAK,
   LBF_SOME_PINNED,
-  LbEnv,
-  LbRq,
-  LbTask,
+  type LbEnv,
+  type LbRq,
+  type LbTask,
   SCHED_NR_MIGRATE_BREAK,
-  TaskHotCtx,
+  type TaskHotCtx,
 } from "./fair_lb_types";
 import { eraAtLeast, family, lbHook, taskAllowedOn } from "./fair_lb_common";
 

@@ -217,7 +217,9 @@ export class WakeState {
     this.wakeIdleSeen = new Float64Array(this.n).fill(-1);
     this.seen = new Uint32Array(this.n);
     this.lineNs = new Float64Array(SHARE_LEVELS.length);
-    SHARE_LEVELS.forEach((lvl, i) => (this.lineNs[i] = k.machine.costs.cacheLineNs[lvl]));
+    SHARE_LEVELS.forEach((lvl, i) => {
+      this.lineNs[i] = k.machine.costs.cacheLineNs[lvl];
+    });
     this.rebuild();
     // has_idle_cores is kept up to date from here on (5.x select_idle_sibling reads it).
     if (k.era === "5.6" || k.era === "5.19" || k.era === "6.19") this.installIdleCoreTracking();
@@ -232,7 +234,10 @@ export class WakeState {
     for (const c of cpus) {
       if (!k.rqs[c.id].online) continue;
       let l = byCore.get(c.core);
-      if (!l) byCore.set(c.core, (l = []));
+      if (!l) {
+        l = [];
+        byCore.set(c.core, l);
+      }
       l.push(c.id);
     }
     this.smtActive = false;

@@ -6,7 +6,8 @@
 //   defineHook("fair.x", "what it decides", (era) => defaultImpl);
 import type { Era } from "./features";
 
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
+// Empty on purpose: each kernel module adds its hooks by declaration merging.
+// biome-ignore lint/suspicious/noEmptyInterface: an open interface extended by module augmentation
 export interface HookTypes {}
 export type HookName = keyof HookTypes & string;
 type AnyFn = (ctx: never) => unknown;

@@ -19,7 +19,7 @@ export function checkInvariants(k: Kernel): void {
     let nr = rq.cfs.nrRunning + rq.rt.rtNrRunning + (rq.stopQueued ? 1 : 0);
     if (nr !== rq.nrRunning)
       throw new Error(`invariant: cpu${rq.cpu} nr_running ${rq.nrRunning} != class sum ${nr}`);
-    nr = rq.cfs.queue.length + (rq.cfs.curr && rq.cfs.curr.se.onRq ? 1 : 0);
+    nr = rq.cfs.queue.length + (rq.cfs.curr?.se.onRq ? 1 : 0);
     if (nr !== rq.cfs.nrRunning)
       throw new Error(
         `invariant: cpu${rq.cpu} cfs tree holds ${nr}, nr_running ${rq.cfs.nrRunning}`,

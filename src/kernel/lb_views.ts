@@ -30,7 +30,9 @@ export class TaskView implements LbTask {
     const p = this.p;
     if (p.nrCpusAllowed === p.cpusAllowed.length) return null;
     const s = new Set<number>();
-    p.cpusAllowed.forEach((v, i) => v && s.add(i));
+    p.cpusAllowed.forEach((v, i) => {
+      if (v) s.add(i);
+    });
     return s;
   }
   get execStart(): number {

@@ -91,7 +91,7 @@ export class RtClass {
 
   updateCurr(rq: Rq): void {
     const curr = rq.curr;
-    if (!curr || curr.schedClass !== "rt") return;
+    if (curr?.schedClass !== "rt") return;
     const now = this.k.now;
     const delta = now - curr.se.execStart;
     if (delta <= 0) return;

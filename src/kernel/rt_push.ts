@@ -262,7 +262,7 @@ export function rtPrePick(k: Kernel, rq: Rq, prev: Task | null): void {
  */
 export function rtPostSchedule(k: Kernel, rq: Rq): void {
   const curr = rq.curr;
-  if (!curr || curr.schedClass !== "rt" || rq.rt.pushable.length === 0) return;
+  if (curr?.schedClass !== "rt" || rq.rt.pushable.length === 0) return;
   other(k, "rt_post_schedule");
   if (!eraAtLeast(k.era, "5.19")) {
     // __schedule held this lock until the switch; what lockFreeAt shows now is our own hold.

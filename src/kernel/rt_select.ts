@@ -83,7 +83,7 @@ function firstAnd(mask: Uint8Array, span: readonly number[]): number {
 function anyAndDistribute(k: Kernel, mask: Uint8Array, inSet: (cpu: number) => boolean): number {
   const rd = k.rt.rd;
   const n = mask.length;
-  const me = k.thisCpu >= 0 ? k.thisCpu : 0;
+  const me = Math.max(k.thisCpu, 0);
   const prev = rd.distributePrev[me];
   for (let i = 1; i <= n; i++) {
     const cpu = (prev + i) % n;

@@ -579,7 +579,7 @@ export function buildSchedDomains(
     for (const i of wrap(sd.span, sd.cpu)) {
       if (covered.has(i)) continue;
       let sib = perLevel[li][i];
-      if (!sib || !sib.span.includes(i)) continue;
+      if (!sib?.span.includes(i)) continue;
       if (sib.child && !sib.child.span.every((c) => sd.span.includes(c))) {
         // find_descended_sibling: go down until the child fits, then skip equal-span levels.
         while (sib.child && !sib.child.span.every((c) => sd.span.includes(c))) sib = sib.child;

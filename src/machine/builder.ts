@@ -57,7 +57,9 @@ export function costFigureNames(): string[] {
 
 function table(values: number[]): Record<ShareLevel, number> {
   const r = {} as Record<ShareLevel, number>;
-  SHARE_LEVELS.forEach((l, i) => (r[l] = values[i]));
+  SHARE_LEVELS.forEach((l, i) => {
+    r[l] = values[i];
+  });
   return r;
 }
 

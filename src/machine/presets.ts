@@ -1,8 +1,8 @@
 // Machine presets: data/machines/<name>.json holds each machine's topology parameters and every
 // cost figure as { value, source }. The loader validates the file, builds the Machine through
 // the builder and records each figure's source in Machine.sources.
-import * as fs from "fs";
-import * as path from "path";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import {
   LLC_SPANS,
   NUMBERINGS,
@@ -189,7 +189,10 @@ export function machineFromSpec(spec: MachineSpec, where = "machine spec"): Mach
     }
     const s = sourced(where, fig, raw);
     if (level === undefined) overrides[key] = s.value;
-    else ((overrides[key] ??= {}) as Record<string, number>)[level] = s.value;
+    else {
+      overrides[key] ??= {};
+      (overrides[key] as Record<string, number>)[level] = s.value;
+    }
     sources[fig] = s.source;
   }
   for (const key of Object.keys(c)) {

@@ -1,8 +1,8 @@
 // display(figure) for tslab notebooks: draws a plotly figure inline. The plotly bundle is
 // inlined into the first output of each running kernel, so an exported notebook (nbconvert
 // --to html) carries it and works offline; later figures only add a div and a script.
-import * as fs from "fs";
-import * as path from "path";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { figureHtml, plotlyScriptTag } from "./embed";
 import type { Figure } from "./types";
 
@@ -56,7 +56,7 @@ export function display(figure: Figure | Figure[]): void {
   const figs = Array.isArray(figure) ? figure : [figure];
   const d = tslabDisplay();
   const html =
-    (bundleSent ? "" : plotlyScriptTag() + "\n") + figs.map((f) => figureHtml(f)).join("\n");
+    (bundleSent ? "" : `${plotlyScriptTag()}\n`) + figs.map((f) => figureHtml(f)).join("\n");
   try {
     d.html(html);
   } catch (e) {

@@ -188,7 +188,10 @@ export function withPublished(
   const ys: number[] = [];
   for (const g of groups) {
     const v = published[g.variant];
-    if (typeof v === "number") xs.push(g.variant), ys.push(v);
+    if (typeof v === "number") {
+      xs.push(g.variant);
+      ys.push(v);
+    }
   }
   if (xs.length === 0) return fig;
   const marker: PlotTrace = {

@@ -50,7 +50,9 @@ export function domainTree(picture: DomainPicture, opts: CommonPlotOptions = {})
   // Rows: level names ordered by their lowest position in any CPU's hierarchy.
   const pos = new Map<string, number>();
   for (const p of picture)
-    p.levels.forEach((l, i) => pos.set(l.level, Math.min(pos.get(l.level) ?? Infinity, i)));
+    p.levels.forEach((l, i) => {
+      pos.set(l.level, Math.min(pos.get(l.level) ?? Infinity, i));
+    });
   const levels = [...pos.keys()].sort((a, b) => pos.get(a)! - pos.get(b)!);
 
   // CPU order: sort by (top span's first CPU, next span's first CPU, ..., cpu) so spans are contiguous.

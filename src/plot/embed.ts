@@ -1,6 +1,6 @@
 // HTML embedding of figures, shared by display() (notebooks) and the report. Everything is
 // inlined (plotly bundle, figure JSON) so the output works offline and needs no CDN.
-import * as fs from "fs";
+import * as fs from "node:fs";
 import type { Figure } from "./types";
 
 let bundleCache: string | null = null;

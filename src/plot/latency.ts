@@ -49,7 +49,7 @@ export function percentileCurveFromValues(
       x: labels,
       y: ps.map((p) => percentileSorted(asc, p)),
       line: { color: colorOf(i) },
-      hovertemplate: `${g.variant} %{x}: %{y}${opts.unit ? " " + opts.unit : ""} (n=${asc.length})<extra></extra>`,
+      hovertemplate: `${g.variant} %{x}: %{y}${opts.unit ? ` ${opts.unit}` : ""} (n=${asc.length})<extra></extra>`,
     });
     const pub = opts.published?.[g.variant];
     if (pub) {
@@ -100,8 +100,14 @@ export function cdfFromValues(groups: readonly VariantValues[], opts: CdfOptions
     const ys: number[] = [];
     // Thin by rank, always keeping the last point so the tail is drawn.
     const step = Math.max(1, Math.ceil(n / maxPoints));
-    for (let k = 0; k < n; k += step) xs.push(asc[k]), ys.push((k + 1) / n);
-    if (n > 0 && xs.length && ys[ys.length - 1] !== 1) xs.push(asc[n - 1]), ys.push(1);
+    for (let k = 0; k < n; k += step) {
+      xs.push(asc[k]);
+      ys.push((k + 1) / n);
+    }
+    if (n > 0 && xs.length && ys[ys.length - 1] !== 1) {
+      xs.push(asc[n - 1]);
+      ys.push(1);
+    }
     return {
       type: "scatter",
       mode: "lines",

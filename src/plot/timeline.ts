@@ -167,7 +167,10 @@ export function runqueueLength(
       xs.push(0);
       ys.push(s.t.length && s.t[k] <= start ? s.n[k] : 0);
       for (let j = 0; j < s.t.length; j++)
-        if (s.t[j] > start && s.t[j] <= end) xs.push(ms(s.t[j])), ys.push(s.n[j]);
+        if (s.t[j] > start && s.t[j] <= end) {
+          xs.push(ms(s.t[j]));
+          ys.push(s.n[j]);
+        }
       xs.push(ms(end));
       ys.push(ys[ys.length - 1]);
       return {

@@ -1,8 +1,8 @@
 // One self-contained HTML report: plotly inlined once, every figure drawn from JSON embedded in
 // the page, the ledger, and the specs/seeds/version as JSON so a reader can rerun the runs.
 // No network access is needed to view it.
-import * as fs from "fs";
-import * as path from "path";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import {
   drawAllScript,
   escapeHtml,
@@ -131,31 +131,29 @@ export function renderReport(input: ReportInput): string {
       .join("\n");
   });
 
-  return (
-    [
-      "<!DOCTYPE html>",
-      `<html lang="en"><head><meta charset="utf-8">`,
-      `<meta name="generator" content="schedlab ${escapeHtml(input.version)}">`,
-      `<title>${escapeHtml(title)}</title>`,
-      `<style>${CSS}</style>`,
-      anyFigures ? plotlyScriptTag() : "",
-      `</head><body>`,
-      `<h1>${escapeHtml(title)}</h1>`,
-      `<p class="meta">schedlab ${escapeHtml(input.version)}${input.generatedAt ? ` · ${escapeHtml(input.generatedAt)}` : ""} · ` +
-        `${totals.inBand}/${totals.judged} judged numbers in band${totals.outOfBand ? `, <b>${totals.outOfBand} out of band</b>` : ""}</p>`,
-      `<p>How to rerun: <code>${escapeHtml(rerun)}</code> (the specs, seeds and version are embedded in this page as JSON, ` +
-        `<code>script#schedlab-spec</code>).</p>`,
-      input.experiments.length > 1
-        ? `<ul>${input.experiments.map((e) => `<li><a href="#${anchor(e.id)}">${escapeHtml(e.id)}</a>: ${escapeHtml(e.title)}</li>`).join("")}</ul>`
-        : "",
-      ...sections,
-      `<script type="application/json" id="schedlab-spec">${htmlSafeJson(embedded)}</script>`,
-      anyFigures ? drawAllScript() : "",
-      `</body></html>`,
-    ]
-      .filter((s) => s !== "")
-      .join("\n") + "\n"
-  );
+  return `${[
+    "<!DOCTYPE html>",
+    `<html lang="en"><head><meta charset="utf-8">`,
+    `<meta name="generator" content="schedlab ${escapeHtml(input.version)}">`,
+    `<title>${escapeHtml(title)}</title>`,
+    `<style>${CSS}</style>`,
+    anyFigures ? plotlyScriptTag() : "",
+    `</head><body>`,
+    `<h1>${escapeHtml(title)}</h1>`,
+    `<p class="meta">schedlab ${escapeHtml(input.version)}${input.generatedAt ? ` · ${escapeHtml(input.generatedAt)}` : ""} · ` +
+      `${totals.inBand}/${totals.judged} judged numbers in band${totals.outOfBand ? `, <b>${totals.outOfBand} out of band</b>` : ""}</p>`,
+    `<p>How to rerun: <code>${escapeHtml(rerun)}</code> (the specs, seeds and version are embedded in this page as JSON, ` +
+      `<code>script#schedlab-spec</code>).</p>`,
+    input.experiments.length > 1
+      ? `<ul>${input.experiments.map((e) => `<li><a href="#${anchor(e.id)}">${escapeHtml(e.id)}</a>: ${escapeHtml(e.title)}</li>`).join("")}</ul>`
+      : "",
+    ...sections,
+    `<script type="application/json" id="schedlab-spec">${htmlSafeJson(embedded)}</script>`,
+    anyFigures ? drawAllScript() : "",
+    `</body></html>`,
+  ]
+    .filter((s) => s !== "")
+    .join("\n")}\n`;
 }
 
 /** Write the report as `dir/name` (default index.html), creating dir; returns the file path. */

@@ -119,5 +119,5 @@ export function toFtrace(records: readonly TraceRecord[], opts: FtraceOptions = 
     "#           TASK-PID   CPU#  ||||    TIMESTAMP  FUNCTION",
     "#              | |       |   ||||       |         |",
   ];
-  return header.concat(lines).join("\n") + "\n";
+  return `${header.concat(lines).join("\n")}\n`;
 }

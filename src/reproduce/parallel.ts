@@ -1,9 +1,9 @@
 // Running a reproduction's iterations on worker threads. Every (variant, iteration) is an
 // independent simulation with its own derived seed, so the results are identical to a serial
 // run whatever the number of workers; only the wall time changes.
-import * as fs from "fs";
-import * as path from "path";
-import { Worker } from "worker_threads";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { Worker } from "node:worker_threads";
 import type { IterationJob, RunOptions } from "../experiment/experiment";
 import type { Results } from "../experiment/results";
 import type { IterationResult } from "../experiment/types";
@@ -43,7 +43,9 @@ export async function runReproductionParallel(
   if (workers === 1) return runReproduction(r, profile, opts);
   exp.spec(runOpts); // validate before starting threads
   const shares: IterationJob[][] = Array.from({ length: workers }, () => []);
-  jobs.forEach((j, i) => shares[i % workers].push(j));
+  jobs.forEach((j, i) => {
+    shares[i % workers].push(j);
+  });
   const results: IterationResult[] = [];
   const entry = workerEntry();
   const { seed, trace } = runOpts;

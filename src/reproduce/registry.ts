@@ -1,6 +1,6 @@
 // Named, runnable reproductions of published experiments.
-import * as fs from "fs";
-import * as path from "path";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import type { Experiment, RunOptions } from "../experiment/experiment";
 import type { Results } from "../experiment/results";
 import type { Figure } from "../plot/types";
@@ -54,14 +54,12 @@ export function runReproduction(
   profile: RunProfile,
   opts: Pick<RunOptions, "seed" | "onProgress" | "trace"> = {},
 ): Results {
-  return r
-    .experiment()
-    .runSync({
-      iterations: profile.iterations,
-      duration: profile.duration,
-      warmup: profile.warmup,
-      ...opts,
-    });
+  return r.experiment().runSync({
+    iterations: profile.iterations,
+    duration: profile.duration,
+    warmup: profile.warmup,
+    ...opts,
+  });
 }
 
 export interface PublishedFigure {

@@ -1,7 +1,7 @@
 // A worker thread that runs some (variant, iteration) jobs of a named reproduction and posts
 // each IterationResult back. Reproductions are rebuilt here by id: experiments hold closures
 // (workload programs, hook replacements) that cannot cross threads.
-import { parentPort, workerData } from "worker_threads";
+import { parentPort, workerData } from "node:worker_threads";
 import "../index";
 import { reproduction } from "./registry";
 import type { IterationJob, RunOptions } from "../experiment/experiment";

@@ -139,7 +139,7 @@ export class EventQueue {
         let c = first;
         let ct = tm[heap[c]];
         let cs = sq[heap[c]];
-        const end = first + 4 < n ? first + 4 : n;
+        const end = Math.min(first + 4, n);
         for (let j = first + 1; j < end; j++) {
           const h = heap[j];
           const t = tm[h];

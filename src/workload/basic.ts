@@ -24,7 +24,9 @@ export function hogs(params: HogsParams): Workload {
   const nices = Array.isArray(params.nice) ? params.nice : new Array(n).fill(params.nice ?? 0);
   if (nices.length !== n)
     throw new Error(`${where}: nice must be one value or ${n} values (got ${nices.length})`);
-  nices.forEach((v, i) => requireInt(where, `nice[${i}]`, v, -20, 19));
+  nices.forEach((v, i) => {
+    requireInt(where, `nice[${i}]`, v, -20, 19);
+  });
   return {
     name: "hogs",
     params: { ...params },
@@ -45,13 +47,19 @@ export function hogs(params: HogsParams): Workload {
         );
       }
       const start = new Array<number>(n).fill(0);
-      ctx.at(ctx.warmupNs, () => tasks.forEach((t, i) => (start[i] = ctx.kernel.workDone(t))));
+      ctx.at(ctx.warmupNs, () => {
+        tasks.forEach((t, i) => {
+          start[i] = ctx.kernel.workDone(t);
+        });
+      });
       return {
         metrics() {
           const done = tasks.map((t, i) => ctx.kernel.workDone(t) - start[i]);
           const total = done.reduce((a, b) => a + b, 0);
           const m: Record<string, number> = { total_work_s: total / SEC };
-          done.forEach((d, i) => (m[`share_hog${i}`] = total > 0 ? d / total : 0));
+          done.forEach((d, i) => {
+            m[`share_hog${i}`] = total > 0 ? d / total : 0;
+          });
           return m;
         },
       };

@@ -13,7 +13,6 @@ import { patch, type Patch } from "../../src/patch/patch";
 import { Channel } from "../../src/kernel/channel";
 import { SD_WAKE_AFFINE } from "../../src/kernel/sched_domain";
 
-const WF_SYNC = 0x01;
 const WF_TTWU = 0x10;
 
 function kernel(

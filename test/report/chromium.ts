@@ -1,9 +1,9 @@
 // Headless Chromium for render checks: load a page, let its scripts run on virtual time, and
 // return the final DOM plus the browser's console log lines.
-import * as fs from "fs";
-import * as os from "os";
-import * as path from "path";
-import { spawnSync } from "child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { spawnSync } from "node:child_process";
 
 export const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 
@@ -66,7 +66,7 @@ export function renderHtml(html: string, budgetMs = 30000): RenderResult {
     const stderr = r.stderr ?? "";
     const consoleLines = stderr.split("\n").filter((l) => /CONSOLE/.test(l));
     const m = /<pre id="__page_errors">([\s\S]*?)<\/pre>/.exec(r.stdout ?? "");
-    const unescape = (s: string) =>
+    const decodeEntities = (s: string) =>
       s
         .replace(/&quot;/g, '"')
         .replace(/&lt;/g, "<")
@@ -75,7 +75,7 @@ export function renderHtml(html: string, budgetMs = 30000): RenderResult {
     return {
       dom: r.stdout ?? "",
       console: consoleLines,
-      pageErrors: m ? JSON.parse(unescape(m[1])) : null,
+      pageErrors: m ? JSON.parse(decodeEntities(m[1])) : null,
       status: r.status,
       stderr,
     };
@@ -90,12 +90,12 @@ export function figuresInDom(
 ): Array<{ id: string; drawn: number | null; hasPlot: boolean }> {
   const out: Array<{ id: string; drawn: number | null; hasPlot: boolean }> = [];
   const re = /<div ([^>]*class="[^"]*\bschedlab-figure\b[^"]*"[^>]*)>/g;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(dom))) {
+  for (const m of dom.matchAll(re)) {
     const attrs = m[1];
     const id = /\bid="([^"]+)"/.exec(attrs)?.[1] ?? "?";
     const drawn = /\bdata-drawn="(\d+)"/.exec(attrs)?.[1];
-    const rest = dom.slice(m.index + m[0].length, m.index + m[0].length + 400);
+    const end = (m.index ?? 0) + m[0].length;
+    const rest = dom.slice(end, end + 400);
     out.push({
       id,
       drawn: drawn === undefined ? null : Number(drawn),

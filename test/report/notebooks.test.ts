@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import * as fs from "fs";
-import * as path from "path";
-import { spawnSync } from "child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { spawnSync } from "node:child_process";
 import { cellFailures, writeKernelspec, type NbCell } from "../../scripts/notebooks";
 
 const ROOT = path.resolve(__dirname, "..", "..");

@@ -1,9 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import * as fs from "fs";
-import * as os from "os";
-import * as path from "path";
-import { spawnSync } from "child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { spawnSync } from "node:child_process";
 import { chromiumUnavailable, figuresInDom, renderHtml } from "../report/chromium";
 
 const BIN = path.join(__dirname, "..", "..", "bin", "schedlab.js");

@@ -6,7 +6,9 @@ import { RandomSource } from "../../src/sim/random";
 test("events pop in time order, simultaneous ones in insertion order", () => {
   const q = new EventQueue(4); // small: forces growth
   const times = [50, 10, 30, 10, 20, 10, 40, 30, 0, 100];
-  times.forEach((t, i) => q.push(t, 1, i, 0));
+  times.forEach((t, i) => {
+    q.push(t, 1, i, 0);
+  });
   const out: Array<[number, number]> = [];
   while (q.pop()) out.push([q.popTime, q.popA]);
   assert.deepEqual(out, [
