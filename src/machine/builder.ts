@@ -65,7 +65,7 @@ function table(values: number[]): Record<ShareLevel, number> {
 
 /**
  * Costs used when a hand-built machine does not state its own: a generic two-socket x86 server of
- * the late 2010s, order-of-magnitude figures from kernel-mechanisms.md 6.6. Presets never rely on
+ * the late 2010s, order-of-magnitude choices (see docs/cost-model.md). Presets never rely on
  * these; every preset figure comes from data/machines/<name>.json with its source.
  */
 export const DEFAULT_COSTS: CostModel = {
@@ -82,7 +82,7 @@ export const DEFAULT_COSTS: CostModel = {
   memoryBytesPerNs: 10,
 };
 const DEFAULT_COST_SOURCE =
-  "builder default: generic 2-socket x86 server figure (order of magnitude, kernel-mechanisms.md 6.6); not measured for this machine";
+  "builder default: choice, generic 2-socket x86 server figure (order of magnitude, see docs/cost-model.md); not measured for this machine";
 
 export const DEFAULT_CACHES: CacheSizes = { l2Bytes: 1 << 20, llcBytes: 32 << 20 };
 

@@ -14,8 +14,8 @@ export interface PatchSource {
   author?: string;
   date?: string;
   messageId?: string;
-  /** File under ../shared/seeds or a URL-free citation. */
-  file?: string;
+  /** lore.kernel.org (or other public) link to the published message. */
+  url?: string;
   /** The kernel the patch applies to. */
   baseline?: Era;
   /** Short description of the kernel diff's logic. */

@@ -12,7 +12,7 @@ export const groupPower2009 = patch("group-power-2009", {
   author: "Miao Xie",
   date: "2009-04-17",
   messageId: "49E8167D.8000005@cn.fujitsu.com",
-  file: "shared/seeds/002_02b8a51406f2dccd.txt",
+  url: "https://lore.kernel.org/r/49E8167D.8000005@cn.fujitsu.com",
   baseline: "2.6.29",
   diff:
     "init_sched_groups_power(): `if (!child || (!(sd->flags & SD_POWERSAVINGS_BALANCE) && (child->flags & " +
