@@ -10,7 +10,7 @@ export const demo = defineReproduction({
   id: "demo",
   title: "Demo: nice 0 vs nice 5 CPU hogs sharing one CPU",
   machine: "core2-2x2",
-  source: "kernel/sched/core.c sched_prio_to_weight",
+  source: "kernel/sched/core.c, v6.19, sched_prio_to_weight[]",
   experiment: () =>
     topology("core2-2x2")
       .era("6.19")
