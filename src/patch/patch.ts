@@ -25,45 +25,65 @@ export interface PatchSource {
 const FEATURE_NAMES = Object.keys(eraDefaults("6.19").features);
 const TUNABLE_NAMES = Object.keys(eraDefaults("6.19").tunables);
 
-export class Patch {
-  readonly replacements: HookReplacementEntry[] = [];
-  readonly features: Partial<Features> = {};
-  readonly tunables: Partial<Tunables> = {};
-  source: PatchSource;
+/** Everything a Patch holds; frozen, and replaced (never changed) by each builder step. */
+export interface PatchProps {
+  readonly name: string;
+  readonly source: Readonly<PatchSource>;
+  readonly replacements: readonly HookReplacementEntry[];
+  readonly features: Readonly<Partial<Features>>;
+  readonly tunables: Readonly<Partial<Tunables>>;
+}
 
-  constructor(
-    readonly name: string,
-    source?: Partial<PatchSource>,
-  ) {
-    if (typeof name !== "string" || name.trim() === "")
-      throw new Error("patch: name must be a non-empty string");
-    this.source = { title: name, ...source };
+const freeze = Object.freeze;
+
+export class Patch {
+  // Kysely's pattern: frozen props, and each step returns a new Patch. The published patches
+  // (seeds) are shared with the reproductions, so changing one in place would change what a
+  // reproduction measures.
+  readonly name: string;
+  readonly source: Readonly<PatchSource>;
+  readonly replacements: readonly HookReplacementEntry[];
+  readonly features: Readonly<Partial<Features>>;
+  readonly tunables: Readonly<Partial<Tunables>>;
+
+  /** @internal Use patch() to start a patch. */
+  constructor(props: PatchProps) {
+    this.name = props.name;
+    this.source = freeze({ ...props.source });
+    this.replacements = freeze(props.replacements.map((r) => freeze({ ...r })));
+    this.features = freeze({ ...props.features });
+    this.tunables = freeze({ ...props.tunables });
+    freeze(this);
+  }
+
+  #with(changes: Partial<PatchProps>): Patch {
+    const { name, source, replacements, features, tunables } = this;
+    return new Patch({ name, source, replacements, features, tunables, ...changes });
   }
 
   /** Replace a hook; `fn(ctx, base)` may call the implementation it replaces. */
-  replace<K extends HookName>(hook: K, fn: HookReplacement<K>): this {
+  replace<K extends HookName>(hook: K, fn: HookReplacement<K>): Patch {
     assertHookName(hook, `patch "${this.name}"`);
     if (typeof fn !== "function")
       throw new Error(`patch "${this.name}": replacement for ${hook} must be a function`);
-    this.replacements.push({
+    const entry: HookReplacementEntry = {
       hook,
       fn: fn as unknown as HookReplacementEntry["fn"],
       patch: this.name,
-    });
-    return this;
+    };
+    return this.#with({ replacements: [...this.replacements, entry] });
   }
 
-  feature(name: keyof Features, on: boolean): this {
+  feature(name: keyof Features, on: boolean): Patch {
     if (!FEATURE_NAMES.includes(name)) {
       throw new Error(
         `patch "${this.name}": unknown feature "${String(name)}" (accepted: ${FEATURE_NAMES.join(", ")})`,
       );
     }
-    this.features[name] = on;
-    return this;
+    return this.#with({ features: { ...this.features, [name]: on } });
   }
 
-  tunable(name: keyof Tunables, value: number): this {
+  tunable(name: keyof Tunables, value: number): Patch {
     if (!TUNABLE_NAMES.includes(name)) {
       throw new Error(
         `patch "${this.name}": unknown tunable "${String(name)}" (accepted: ${TUNABLE_NAMES.join(", ")})`,
@@ -76,18 +96,24 @@ export class Patch {
     }
     if (name === "hz" && (!Number.isInteger(value) || value < 1))
       throw new Error(`patch "${this.name}": tunable hz must be a positive integer (got ${value})`);
-    this.tunables[name] = value;
-    return this;
+    return this.#with({ tunables: { ...this.tunables, [name]: value } });
   }
 
-  describe(meta: Partial<PatchSource>): this {
-    this.source = { ...this.source, ...meta };
-    return this;
+  describe(meta: Partial<PatchSource>): Patch {
+    return this.#with({ source: { ...this.source, ...meta } });
   }
 }
 
 export function patch(name: string, source?: Partial<PatchSource>): Patch {
-  return new Patch(name, source);
+  if (typeof name !== "string" || name.trim() === "")
+    throw new Error("patch: name must be a non-empty string");
+  return new Patch({
+    name,
+    source: { title: name, ...source },
+    replacements: [],
+    features: {},
+    tunables: {},
+  });
 }
 
 /** The kernel configuration that results from an era baseline plus patches in order. */
