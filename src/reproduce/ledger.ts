@@ -3,7 +3,6 @@ import { mean } from "../analysis/stats";
 import { ledgerRow as judgeRow } from "../report/ledger";
 import { VERSION } from "../version";
 import type { Results } from "../experiment/results";
-import type { Reproduction } from "./registry";
 
 export interface LedgerRow {
   metric: string;
@@ -106,8 +105,25 @@ export function formatLedger(l: Ledger): string {
   return out.join("\n");
 }
 
+/** The parts of a Reproduction a ledger entry needs (typed here so registry.ts, which imports
+ *  LedgerRow, is not imported back). */
+export interface LedgerSource {
+  /** The reproduction's id ("002"). */
+  id: string;
+  /** One line saying what is reproduced. */
+  title: string;
+  /** The machine preset it runs on. */
+  machine: string;
+  /** The seed message the published numbers come from. */
+  source: string;
+  /** Ledger rows from results. */
+  rows(res: Results): LedgerRow[];
+  /** Caveats printed under the entry. */
+  notes?: string;
+}
+
 /** One experiment's ledger entry from its reproduction and results. */
-export function ledgerEntry(r: Reproduction, res: Results): LedgerExperiment {
+export function ledgerEntry(r: LedgerSource, res: Results): LedgerExperiment {
   const spec = res.data.spec;
   return {
     id: r.id,
