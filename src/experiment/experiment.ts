@@ -18,6 +18,7 @@ import { Results } from "./results";
 import type { ExperimentSpec, IterationResult, ResultsData } from "./types";
 import { VERSION } from "../version";
 
+/** Options of Experiment.run: how many iterations, the seed, the run length, tracing. */
 export interface RunOptions {
   /** Iterations per variant (default 1). */
   iterations?: number;
@@ -55,6 +56,23 @@ interface ExperimentProps {
 
 const freeze = Object.freeze;
 
+/**
+ * An experiment: a machine, a kernel era, a workload and the variants (patch sets) to compare.
+ * Start one with topology(). Every step returns a new Experiment and leaves the one it was
+ * called on unchanged, so a base experiment can be shared and extended in several directions.
+ *
+ * @example
+ * ```ts
+ * import { topology, workload } from "schedlab";
+ * const base = topology("core2-2x2").workload(workload.hogs({ n: 2, seconds: 0.2 }));
+ * const old = base.era("2.6.29");
+ * console.log(base.spec().era, old.spec().era);
+ * ```
+ * Prints:
+ * ```text
+ * 6.19 2.6.29
+ * ```
+ */
 export class Experiment {
   // Kysely's pattern: the props are frozen here and every step returns a new Experiment, so a
   // base experiment can be shared (reproductions, notebook cells) without one use changing another.
@@ -74,43 +92,101 @@ export class Experiment {
     return this.#with({ source: withBuilderStep(this.#props.source, structuredClone(step)) });
   }
 
-  /** The machine as configured so far (a fresh object each call). */
+  /**
+   * The machine as configured so far (a fresh object each call).
+   *
+   * @example
+   * ```ts
+   * import { topology } from "schedlab";
+   * const m = topology("core2-2x2").machine();
+   * console.log(m.name, m.cpus.length, "CPUs in", new Set(m.cpus.map((c) => c.package)).size, "packages");
+   * ```
+   * Prints:
+   * ```text
+   * core2-2x2 4 CPUs in 2 packages
+   * ```
+   */
   machine(): Machine {
     return buildMachine(this.#props.source);
   }
 
+  /**
+   * Packages of a machine built step by step (topology() without a preset).
+   *
+   * @example
+   * ```ts
+   * import { topology } from "schedlab";
+   * const m = topology().sockets(2).cores(4).threads(2).machine();
+   * const sibling = m.cpus.find((c) => c.id !== 0 && c.core === m.cpus[0].core);
+   * console.log(m.cpus.length, "CPUs; cpu0's SMT sibling is cpu" + sibling?.id);
+   * ```
+   * Prints:
+   * ```text
+   * 16 CPUs; cpu0's SMT sibling is cpu8
+   * ```
+   */
   sockets(n: number): Experiment {
     return this.#step(["sockets", [n]]);
   }
+  /** Dies per package (multi-chip modules such as the Core 2 Quad have 2). */
   diesPerSocket(n: number): Experiment {
     return this.#step(["diesPerSocket", [n]]);
   }
+  /** Cores per package. */
   cores(n: number): Experiment {
     return this.#step(["cores", [n]]);
   }
+  /** SMT threads per core. */
   threads(n: number): Experiment {
     return this.#step(["threads", [n]]);
   }
+  /** Cores sharing one L2 instance. */
   l2SharedBy(n: number): Experiment {
     return this.#step(["l2SharedBy", [n]]);
   }
+  /** What the last-level cache spans: "die", "package" or "l2". */
   llc(span: Parameters<MachineBuilder["llc"]>[0]): Experiment {
     return this.#step(["llc", [span]]);
   }
+  /** NUMA nodes; the packages are split evenly across them. */
   nodes(n: number): Experiment {
     return this.#step(["nodes", [n]]);
   }
+  /** The node x node SLIT distance table. */
   distance(m: number[][]): Experiment {
     return this.#step(["distance", [m]]);
   }
+  /** Cost figures (context switch, IPI, cache line...) that differ from the builder's defaults. */
   costs(c: Parameters<MachineBuilder["costs"]>[0]): Experiment {
     return this.#step(["costs", [c]]);
   }
+  /** The built machine's name. */
   name(s: string): Experiment {
     return this.#step(["name", [s]]);
   }
 
-  /** Take CPUs offline before boot (echo 0 > /sys/devices/system/cpu/cpuN/online). */
+  /**
+   * Take CPUs offline before boot (echo 0 > /sys/devices/system/cpu/cpuN/online).
+   *
+   * @example
+   * ```ts
+   * import { describeDomains, topology } from "schedlab";
+   * const text = describeDomains(topology("core2-2x2").era("2.6.29").offline(3).domains());
+   * console.log(text.split("\ncpu1")[0]); // cpu0's domains: the package-level groups weigh the same
+   * ```
+   * Prints:
+   * ```text
+   * cpu0: sd_llc_size=2 sd_llc_id=0 sd_numa=none
+   *   domain-0: MC span=0-1 weight=2
+   *     interval=1..4ms balance_interval=1ms busy_factor=64 imbalance_pct=125 cache_nice_tries=1 idx(busy/idle/newidle/wake/forkexec)=2/0/0/1/1
+   *     flags: SD_LOAD_BALANCE SD_BALANCE_EXEC SD_BALANCE_FORK SD_WAKE_AFFINE SD_SHARE_PKG_RESOURCES SD_WAKE_BALANCE
+   *     groups: {0} cap=1024, {1} cap=1024
+   *   domain-1: CPU span=0-2 weight=3
+   *     interval=1..4ms balance_interval=1ms busy_factor=64 imbalance_pct=125 cache_nice_tries=1 idx(busy/idle/newidle/wake/forkexec)=2/1/2/1/1
+   *     flags: SD_LOAD_BALANCE SD_BALANCE_EXEC SD_BALANCE_FORK SD_WAKE_AFFINE SD_WAKE_BALANCE
+   *     groups: {0-1} cap=1024, {2} cap=1024
+   * ```
+   */
   offline(...cpus: number[]): Experiment {
     const m = this.machine();
     const offline = [...this.#props.offline];
@@ -128,7 +204,24 @@ export class Experiment {
     return this.#with({ offline: freeze(offline) });
   }
 
-  /** Take a CPU offline (or bring it back) `at` simulated seconds into each run. */
+  /**
+   * Take a CPU offline (or bring it back) `at` simulated seconds into each run.
+   *
+   * @example
+   * ```ts
+   * import { topology, workload } from "schedlab";
+   * const res = await topology("core2-2x2")
+   *   .hotplug(0.1, 3, "offline")
+   *   .workload(workload.hogs({ n: 4, seconds: 0.2 }))
+   *   .run();
+   * const offlineMs = res.iteration("baseline", 0).cpus.map((c) => (c.offlineNs / 1e6).toFixed(0));
+   * console.log(offlineMs.join(" "), "ms offline");
+   * ```
+   * Prints:
+   * ```text
+   * 0 0 0 100 ms offline
+   * ```
+   */
   hotplug(at: number, cpu: number, state: "offline" | "online"): Experiment {
     const m = this.machine();
     if (!(typeof at === "number" && at >= 0 && Number.isFinite(at)))
@@ -145,20 +238,63 @@ export class Experiment {
     return this.#with({ hotplug: freeze([...this.#props.hotplug, event]) });
   }
 
-  /** The kernel baseline whose scheduler logic and defaults are modelled. */
+  /**
+   * The kernel baseline whose scheduler logic and defaults are modelled (default "6.19").
+   *
+   * @example
+   * ```ts
+   * import { ERAS, topology, workload } from "schedlab";
+   * const exp = topology("core2-2x2").era("2.6.29").workload(workload.hogs({ n: 2 }));
+   * console.log(exp.spec().era, "of", ERAS.join(", "));
+   * ```
+   * Prints:
+   * ```text
+   * 2.6.29 of 2.6.29, 3.19, 4.8, 5.6, 5.19, 6.19
+   * ```
+   */
   era(e: Era): Experiment {
     if (!isEra(e))
       throw new Error(`era must be one of ${ERAS.join(", ")} (got ${JSON.stringify(e)})`);
     return this.#with({ era: e });
   }
 
+  /**
+   * What runs on the machine: a Workload from the `workload` factories or your own.
+   *
+   * @example
+   * ```ts
+   * import { topology, workload } from "schedlab";
+   * const exp = topology("core2-2x2").workload(workload.pingpong({ pairs: 2, seconds: 0.5 }));
+   * const s = exp.spec();
+   * console.log(s.workload.name, JSON.stringify(s.workload.params), s.durationNs / 1e9, "s");
+   * ```
+   * Prints:
+   * ```text
+   * pingpong {"pairs":2,"seconds":0.5} 0.5 s
+   * ```
+   */
   workload(w: Workload): Experiment {
     if (!w || typeof w.setup !== "function")
       throw new Error("workload: expected a Workload (e.g. workload.hogs({...}))");
     return this.#with({ workload: w });
   }
 
-  /** Apply patches to the single-variant form. */
+  /**
+   * Apply patches (in order) to the single-variant form; the variant is named after them.
+   *
+   * @example
+   * ```ts
+   * import { patch, topology, workload } from "schedlab";
+   * const hz100 = patch("hz100").tunable("hz", 100);
+   * const exp = topology("core2-2x2").patch(hz100).workload(workload.hogs({ n: 2, seconds: 0.2 }));
+   * const res = await exp.run();
+   * console.log(res.variants);
+   * ```
+   * Prints:
+   * ```text
+   * [ 'hz100' ]
+   * ```
+   */
   patch(...ps: Patch[]): Experiment {
     for (const p of ps)
       if (!(p instanceof Patch))
@@ -166,7 +302,25 @@ export class Experiment {
     return this.#with({ patches: freeze([...this.#props.patches, ...ps]) });
   }
 
-  /** A/B form: variant name -> patches on the baseline. */
+  /**
+   * The A/B form: variant name -> the patches applied to the era's baseline. Iteration i of every
+   * variant uses the same seed, so the variants are compared pairwise.
+   *
+   * @example
+   * ```ts
+   * import { patch, topology, workload } from "schedlab";
+   * const noNextBuddy = patch("no-next-buddy").feature("NEXT_BUDDY", false);
+   * const res = await topology("core2-2x2")
+   *   .workload(workload.hogs({ n: 3, seconds: 0.2 }))
+   *   .variants({ base: [], patched: [noNextBuddy] })
+   *   .run({ iterations: 2 });
+   * console.log(res.variants.join(" vs "), res.data.iterations.length, "runs");
+   * ```
+   * Prints:
+   * ```text
+   * base vs patched 4 runs
+   * ```
+   */
   variants(map: Record<string, Patch[]>): Experiment {
     if (!map || typeof map !== "object" || Object.keys(map).length === 0)
       throw new Error("variants: expected an object of variant name -> Patch[]");
@@ -180,8 +334,10 @@ export class Experiment {
     return this.#with({ variants: freeze(copy) });
   }
 
-  /** The sched domains this experiment's kernel builds at boot (era, offline CPUs, and the
-   *  given patches, e.g. a variant's). */
+  /**
+   * The sched domains this experiment's kernel builds at boot (era, offline CPUs, and the
+   * given patches, e.g. a variant's).
+   */
   domains(patches: Patch[] = []): DomainTree {
     const machine = this.machine();
     const online = machine.online.map((on, i) => on && !this.#props.offline.includes(i));
@@ -195,11 +351,12 @@ export class Experiment {
     }).domains;
   }
 
-  /** Override sysctls for every variant (e.g. { hz: 1000 }). */
+  /** Override sysctls for every variant (e.g. { hz: 1000 }), after the patches. */
   tunables(t: Record<string, number>): Experiment {
     return this.#with({ tunables: freeze({ ...this.#props.tunables, ...t }) });
   }
 
+  /** A JSON description of what run(opts) would run: enough to run it again. */
   spec(opts: RunOptions = {}): ExperimentSpec {
     const wl = this.#requireWorkload();
     const { durationNs, warmupNs } = this.#times(opts);
@@ -284,6 +441,22 @@ export class Experiment {
     return this.assemble(opts, out);
   }
 
+  /**
+   * Runs every variant x iteration and resolves to their Results (runSync does the same in one call).
+   *
+   * @example
+   * ```ts
+   * import { topology, workload } from "schedlab";
+   * const res = await topology("core2-2x2")
+   *   .workload(workload.hogs({ n: 2, nice: [0, 5], cpus: [0], seconds: 0.5 }))
+   *   .run({ iterations: 2, seed: 1 });
+   * console.log(res.values("share_hog0", "baseline").map((x) => x.toFixed(3)));
+   * ```
+   * Prints:
+   * ```text
+   * [ '0.758', '0.758' ]
+   * ```
+   */
   async run(opts: RunOptions = {}): Promise<Results> {
     return this.runSync(opts);
   }
@@ -335,7 +508,23 @@ export class Experiment {
   }
 }
 
-/** Start an experiment on a preset name, a Machine, or (no argument) a machine built step by step. */
+/**
+ * Start an experiment on a preset name, a Machine, or (no argument) a machine built step by
+ * step with sockets(), cores(), threads()... The experiment runs era "6.19" until told otherwise.
+ *
+ * @example
+ * ```ts
+ * import { presetNames, topology, workload } from "schedlab";
+ * console.log(presetNames().includes("core2-2x2"));
+ * const res = await topology("core2-2x2").workload(workload.hogs({ n: 2, seconds: 0.2 })).run();
+ * console.log(res.variants, res.mean("share_hog0", "baseline").toFixed(2));
+ * ```
+ * Prints:
+ * ```text
+ * true
+ * [ 'baseline' ] 0.50
+ * ```
+ */
 export function topology(machine?: string | Machine): Experiment {
   if (machine === undefined) return start({ kind: "builder", steps: [] });
   if (typeof machine === "string") {

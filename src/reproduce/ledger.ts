@@ -4,6 +4,7 @@ import { ledgerRow as judgeRow } from "../report/ledger";
 import { VERSION } from "../version";
 import type { Results } from "../experiment/results";
 
+/** One published number beside the simulated one, with their ratio and whether it is in band. */
 export interface LedgerRow {
   metric: string;
   variant: string;
@@ -19,6 +20,7 @@ export interface LedgerRow {
   inBand: boolean | null;
 }
 
+/** One reproduction's part of the ledger: what ran, and its rows. */
 export interface LedgerExperiment {
   id: string;
   title: string;
@@ -31,11 +33,13 @@ export interface LedgerExperiment {
   notes?: string;
 }
 
+/** The reproduction ledger: every experiment's published and simulated numbers. */
 export interface Ledger {
   version: string;
   experiments: LedgerExperiment[];
 }
 
+/** A ledger row from a published value (or null) and the simulated per-iteration values. */
 export function ledgerRow(
   metric: string,
   variant: string,
@@ -65,6 +69,7 @@ export function ledgerRow(
   };
 }
 
+/** A ledger of these experiments, stamped with this schedlab version. */
 export function newLedger(experiments: LedgerExperiment[]): Ledger {
   return { version: VERSION, experiments };
 }
