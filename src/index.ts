@@ -107,3 +107,5 @@ export type { HogsParams, PingPongParams, SleepersParams } from "./workload/basi
 export type { SchedFairParams } from "./workload/sched_fair";
 export type { RandomSource, RandomStream } from "./sim/random";
 export type { EventQueue } from "./sim/event_queue";
+/** Notebook output: display.table(), display.ledger(), display.figure(), display.fmt(). */
+export * as display from "./notebook/display";
