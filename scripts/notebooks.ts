@@ -5,7 +5,7 @@
 //                                          [--timeout SEC] [--check-render] [notebook.ipynb ...]
 //
 // Steps: build src/ to dist/ (tslab cannot compile our .ts itself: it roots at notebooks/ and runs
-// its own TS 5.0), link node_modules/schedlab -> .. so notebooks import "schedlab", write the
+// its own TS 5.0), link notebooks/node_modules/schedlab -> ../.. so notebooks import "schedlab", write the
 // kernelspec with absolute paths under jupyter/ and point JUPYTER_PATH at it, then per notebook:
 //   1. nbconvert --to notebook --execute --allow-errors: always writes the executed notebook;
 //      a config hook records each cell's execute_reply status in its metadata, because tslab
@@ -104,9 +104,13 @@ export function build(): void {
     throw new Failure(`build of src/ to dist/ failed (tsc -p tsconfig.build.json):\n${out}`);
 }
 
-/** node_modules/schedlab -> .. (relative, so the link survives moving the checkout). */
+/**
+ * notebooks/node_modules/schedlab -> ../.. (relative, so the link survives moving the checkout).
+ * Beside the notebooks rather than in the root node_modules: a worktree whose node_modules is a
+ * symlink to another checkout's would otherwise resolve "schedlab" to that checkout.
+ */
 export function linkPackage(): void {
-  const link = path.join(ROOT, "node_modules", "schedlab");
+  const link = path.join(ROOT, "notebooks", "node_modules", "schedlab");
   let st: fs.Stats | null = null;
   try {
     st = fs.lstatSync(link);
@@ -117,10 +121,10 @@ export function linkPackage(): void {
     throw new Failure(
       `${link} exists and is not a symlink; remove it so notebooks import this checkout`,
     );
-  if (st && fs.readlinkSync(link) === "..") return;
+  if (st && fs.readlinkSync(link) === "../..") return;
   if (st) fs.unlinkSync(link);
   fs.mkdirSync(path.dirname(link), { recursive: true });
-  fs.symlinkSync("..", link, "dir");
+  fs.symlinkSync("../..", link, "dir");
 }
 
 /** jupyter/kernels/tslab/kernel.json with absolute paths; returns the JUPYTER_PATH entry. */

@@ -69,17 +69,43 @@ export {
   type LedgerExperiment,
 } from "./reproduce/ledger";
 export { WF_SYNC, WF_FORK, WF_TTWU, WF_MIGRATED, WF_ON_CPU, WF_EXEC } from "./kernel/ttwu";
+/** Statistics, comparison tables, data frames and trace views of results. */
 export * as analysis from "./analysis/index";
+/** Plotly figure builders and notebook display helpers. */
 export * as plot from "./plot/index";
 export { VERSION } from "./version";
 
 /** Workload factories: workload.hogs({...}), workload.pingpong({...}), ... */
 export const workload = {
+  /** CPU hogs that never sleep; metrics: each hog's share of the CPU time. */
   hogs: workloadBasic.hogs,
+  /** Pairs of tasks bouncing a message through two pipes (UnixBench context1). */
   pingpong: workloadBasic.pingpong,
+  /** Tasks alternating random CPU bursts and sleeps. */
   sleepers: workloadBasic.sleepers,
+  /** Miao Xie's sched-fair loop counter (seed 002). */
   schedFair,
 };
 
 /** The published patches, as data. */
 export const seeds = { ...patchSeeds };
+
+// Types the exported API refers to, so the reference documents them too.
+export type { IterationJob } from "./experiment/experiment";
+export type { ResultPlots } from "./experiment/plots";
+export type { HotplugEvent } from "./experiment/run";
+export type { BalanceLevelStats } from "./experiment/types";
+export type { CacheSizes } from "./machine/types";
+export type { MachineBuilder, CostOverrides, LlcSpan, Numbering } from "./machine/builder";
+export type {
+  RunProfile,
+  PublishedFile,
+  PublishedFigure,
+} from "./reproduce/registry";
+export type { LedgerSource } from "./reproduce/ledger";
+export type { HogsParams, PingPongParams, SleepersParams } from "./workload/basic";
+export type { SchedFairParams } from "./workload/sched_fair";
+export type { RandomSource, RandomStream } from "./sim/random";
+export type { EventQueue } from "./sim/event_queue";
+/** Notebook output: display.table(), display.ledger(), display.figure(), display.fmt(). */
+export * as display from "./notebook/display";

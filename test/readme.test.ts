@@ -2,26 +2,18 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import * as lib from "../src/index";
+import { runSnippet } from "./support/snippet";
 
 test("README's ten-line example runs as written", async () => {
   const readme = fs.readFileSync(path.join(__dirname, "..", "README.md"), "utf8");
   const block = /## Ten lines[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme);
   assert.ok(block, "README has a ```ts block under '## Ten lines'");
-  const code = block[1]
-    .replace(/^import \{([^}]*)\} from "schedlab";$/m, "const {$1} = lib;")
-    .replace(/console\.log\(/g, "out.push(");
+  const code = block[1];
   assert.ok(
     code.split("\n").filter((l) => l.trim() && !l.trim().startsWith("//")).length <= 12,
     "the example stays short",
   );
-  const out: string[] = [];
-  const ts = await import("typescript");
-  const js = ts.transpileModule(`(async () => {\n${code}\n})()`, {
-    compilerOptions: { target: ts.ScriptTarget.ES2022 },
-  }).outputText;
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval
-  await new Function("lib", "out", `return ${js.trim().replace(/;$/, "")};`)(lib, out);
+  const out = await runSnippet(code);
   assert.equal(out.length, 2);
   assert.match(out[0], /cv_loops/);
   assert.match(out[1], /migrations by reason/);

@@ -4,6 +4,7 @@ import type { ResultsData } from "../experiment/types";
 import { valuesByVariant, variantNames, type VariantValues } from "./metric";
 import { confidenceInterval, mean, sampleStddev, welchTTest } from "./stats";
 
+/** Options of compareTable and Results.compare/compareText. */
 export interface CompareOptions {
   /** Variant the others are compared with; default the first variant. */
   baseline?: string;
@@ -15,6 +16,7 @@ export interface CompareOptions {
   confidence?: number;
 }
 
+/** One variant's line of the comparison table. */
 export interface CompareRow {
   metric: string;
   variant: string;

@@ -5,8 +5,10 @@ import type { DataFrame } from "danfojs-node";
 import type { IterationResult, ResultsData } from "../experiment/types";
 import { variantNames } from "./metric";
 
+/** One row of toRows: column name -> value. */
 export type FrameRow = Record<string, string | number>;
 
+/** Options of toRows and toFrame. */
 export interface RowOptions {
   /** Add scheduler counters as columns ("sched.contextSwitches", "migrations.load_balance"...). Default true. */
   counters?: boolean;

@@ -83,11 +83,13 @@ export function iterationsOf(data: ResultsData, variant: string): IterationResul
 }
 
 /** A variant's values of one metric, one per iteration. */
+/** One variant's values of a metric, one per iteration. */
 export interface VariantValues {
   variant: string;
   values: number[];
 }
 
+/** Each variant's per-iteration values of a metric (all variants, or the given ones in order). */
 export function valuesByVariant(
   data: ResultsData,
   metric: string,

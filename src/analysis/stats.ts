@@ -39,10 +39,12 @@ export function populationStddev(xs: readonly number[]): number {
   return Math.sqrt(populationVariance(xs));
 }
 
+/** Smallest value (NaN for an empty sample). */
 export function min(xs: readonly number[]): number {
   return xs.length === 0 ? NaN : xs.reduce((a, b) => Math.min(b, a), Infinity);
 }
 
+/** Largest value (NaN for an empty sample). */
 export function max(xs: readonly number[]): number {
   return xs.length === 0 ? NaN : xs.reduce((a, b) => Math.max(b, a), -Infinity);
 }
@@ -77,6 +79,7 @@ export function percentiles(xs: readonly number[], ps: readonly number[]): numbe
   return ps.map((p) => percentileSorted(asc, p));
 }
 
+/** The 50th percentile. */
 export function median(xs: readonly number[]): number {
   return percentile(xs, 50);
 }
@@ -186,6 +189,7 @@ export function studentTQuantile(p: number, df: number): number {
 
 // ---- intervals and tests ----------------------------------------------------------------------
 
+/** A confidence interval of a mean (see confidenceInterval). */
 export interface ConfidenceInterval {
   mean: number;
   /** Half-width: the interval is mean ± halfWidth. */
@@ -207,6 +211,7 @@ export function confidenceInterval(xs: readonly number[], level = 0.95): Confide
   return { mean: m, halfWidth, low: m - halfWidth, high: m + halfWidth, level };
 }
 
+/** The outcome of welchTTest. */
 export interface WelchResult {
   /** (mean(a) - mean(b)) / sqrt(va/na + vb/nb) */
   t: number;
@@ -239,6 +244,7 @@ export function welchTTest(a: readonly number[], b: readonly number[]): WelchRes
   return { t, df, p: studentTTwoSidedP(t, df) };
 }
 
+/** The usual figures of one sample (see summarize). */
 export interface Summary {
   n: number;
   mean: number;
@@ -249,6 +255,7 @@ export interface Summary {
   ci95: number; // half-width
 }
 
+/** n, mean, sample stddev, min, max, median and the 95% CI half-width of a sample. */
 export function summarize(xs: readonly number[]): Summary {
   return {
     n: xs.length,

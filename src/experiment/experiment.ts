@@ -1,7 +1,13 @@
 // The fluent API: topology(...).workload(w).variants({...}).run({...}).
 import type { Machine } from "../machine/types";
 import { preset } from "../machine/presets";
-import { machineBuilder, type MachineBuilder } from "../machine/builder";
+import type { MachineBuilder } from "../machine/builder";
+import {
+  buildMachine,
+  withBuilderStep,
+  type BuilderStep,
+  type MachineSource,
+} from "./machine_source";
 import { ERAS, isEra, type Era } from "../kernel/features";
 import { Patch } from "../patch/patch";
 import type { Workload } from "../workload/workload";
@@ -12,6 +18,7 @@ import { Results } from "./results";
 import type { ExperimentSpec, IterationResult, ResultsData } from "./types";
 import { VERSION } from "../version";
 
+/** Options of Experiment.run: how many iterations, the seed, the run length, tracing. */
 export interface RunOptions {
   /** Iterations per variant (default 1). */
   iterations?: number;
@@ -35,87 +42,154 @@ export interface IterationJob {
   iteration: number;
 }
 
-type MachineSource =
-  | { kind: "preset"; name: string }
-  | { kind: "machine"; machine: Machine }
-  | { kind: "builder"; builder: MachineBuilder };
+/** Everything an Experiment holds; frozen, and replaced (never changed) by each builder step. */
+interface ExperimentProps {
+  readonly source: MachineSource;
+  readonly offline: readonly number[];
+  readonly era: Era;
+  readonly workload: Workload | null;
+  readonly variants: Readonly<Record<string, readonly Patch[]>> | null;
+  readonly patches: readonly Patch[];
+  readonly tunables: Readonly<Record<string, number>>;
+  readonly hotplug: readonly HotplugEvent[];
+}
 
+const freeze = Object.freeze;
+
+/**
+ * An experiment: a machine, a kernel era, a workload and the variants (patch sets) to compare.
+ * Start one with topology(). Every step returns a new Experiment and leaves the one it was
+ * called on unchanged, so a base experiment can be shared and extended in several directions.
+ *
+ * @example
+ * ```ts
+ * import { topology, workload } from "schedlab";
+ * const base = topology("core2-2x2").workload(workload.hogs({ n: 2, seconds: 0.2 }));
+ * const old = base.era("2.6.29");
+ * console.log(base.spec().era, old.spec().era);
+ * ```
+ * Prints:
+ * ```text
+ * 6.19 2.6.29
+ * ```
+ */
 export class Experiment {
-  private offlineCpus: number[] = [];
-  private eraName: Era = "6.19";
-  private wl: Workload | null = null;
-  private variantMap: Record<string, Patch[]> | null = null;
-  private patches: Patch[] = [];
-  private tunableOverrides: Record<string, number> = {};
-  private hotplugEvents: HotplugEvent[] = [];
+  // Kysely's pattern: the props are frozen here and every step returns a new Experiment, so a
+  // base experiment can be shared (reproductions, notebook cells) without one use changing another.
+  readonly #props: ExperimentProps;
 
-  constructor(private readonly source: MachineSource) {}
+  /** @internal Use topology() to start an experiment. */
+  constructor(props: ExperimentProps) {
+    this.#props = freeze({ ...props });
+    freeze(this);
+  }
 
-  /** The machine as configured so far (a fresh object each call). */
+  #with(changes: Partial<ExperimentProps>): Experiment {
+    return new Experiment({ ...this.#props, ...changes });
+  }
+
+  #step(step: BuilderStep): Experiment {
+    return this.#with({ source: withBuilderStep(this.#props.source, structuredClone(step)) });
+  }
+
+  /**
+   * The machine as configured so far (a fresh object each call).
+   *
+   * @example
+   * ```ts
+   * import { topology } from "schedlab";
+   * const m = topology("core2-2x2").machine();
+   * console.log(m.name, m.cpus.length, "CPUs in", new Set(m.cpus.map((c) => c.package)).size, "packages");
+   * ```
+   * Prints:
+   * ```text
+   * core2-2x2 4 CPUs in 2 packages
+   * ```
+   */
   machine(): Machine {
-    switch (this.source.kind) {
-      case "preset":
-        return preset(this.source.name);
-      case "machine":
-        return structuredClone(this.source.machine);
-      case "builder":
-        return this.source.builder.build();
-    }
+    return buildMachine(this.#props.source);
   }
 
-  /** Builder steps for topology() without a preset: delegated to the machine builder. */
-  private b(): MachineBuilder {
-    if (this.source.kind !== "builder") {
-      throw new Error(
-        "topology: machine-builder steps (sockets, cores, ...) apply to topology() without a preset",
-      );
-    }
-    return this.source.builder;
+  /**
+   * Packages of a machine built step by step (topology() without a preset).
+   *
+   * @example
+   * ```ts
+   * import { topology } from "schedlab";
+   * const m = topology().sockets(2).cores(4).threads(2).machine();
+   * const sibling = m.cpus.find((c) => c.id !== 0 && c.core === m.cpus[0].core);
+   * console.log(m.cpus.length, "CPUs; cpu0's SMT sibling is cpu" + sibling?.id);
+   * ```
+   * Prints:
+   * ```text
+   * 16 CPUs; cpu0's SMT sibling is cpu8
+   * ```
+   */
+  sockets(n: number): Experiment {
+    return this.#step(["sockets", [n]]);
   }
-  sockets(n: number): this {
-    this.b().sockets(n);
-    return this;
+  /** Dies per package (multi-chip modules such as the Core 2 Quad have 2). */
+  diesPerSocket(n: number): Experiment {
+    return this.#step(["diesPerSocket", [n]]);
   }
-  diesPerSocket(n: number): this {
-    this.b().diesPerSocket(n);
-    return this;
+  /** Cores per package. */
+  cores(n: number): Experiment {
+    return this.#step(["cores", [n]]);
   }
-  cores(n: number): this {
-    this.b().cores(n);
-    return this;
+  /** SMT threads per core. */
+  threads(n: number): Experiment {
+    return this.#step(["threads", [n]]);
   }
-  threads(n: number): this {
-    this.b().threads(n);
-    return this;
+  /** Cores sharing one L2 instance. */
+  l2SharedBy(n: number): Experiment {
+    return this.#step(["l2SharedBy", [n]]);
   }
-  l2SharedBy(n: number): this {
-    this.b().l2SharedBy(n);
-    return this;
+  /** What the last-level cache spans: "die", "package" or "l2". */
+  llc(span: Parameters<MachineBuilder["llc"]>[0]): Experiment {
+    return this.#step(["llc", [span]]);
   }
-  llc(span: Parameters<MachineBuilder["llc"]>[0]): this {
-    this.b().llc(span);
-    return this;
+  /** NUMA nodes; the packages are split evenly across them. */
+  nodes(n: number): Experiment {
+    return this.#step(["nodes", [n]]);
   }
-  nodes(n: number): this {
-    this.b().nodes(n);
-    return this;
+  /** The node x node SLIT distance table. */
+  distance(m: number[][]): Experiment {
+    return this.#step(["distance", [m]]);
   }
-  distance(m: number[][]): this {
-    this.b().distance(m);
-    return this;
+  /** Cost figures (context switch, IPI, cache line...) that differ from the builder's defaults. */
+  costs(c: Parameters<MachineBuilder["costs"]>[0]): Experiment {
+    return this.#step(["costs", [c]]);
   }
-  costs(c: Parameters<MachineBuilder["costs"]>[0]): this {
-    this.b().costs(c);
-    return this;
-  }
-  name(s: string): this {
-    this.b().name(s);
-    return this;
+  /** The built machine's name. */
+  name(s: string): Experiment {
+    return this.#step(["name", [s]]);
   }
 
-  /** Take CPUs offline before boot (echo 0 > /sys/devices/system/cpu/cpuN/online). */
-  offline(...cpus: number[]): this {
+  /**
+   * Take CPUs offline before boot (echo 0 > /sys/devices/system/cpu/cpuN/online).
+   *
+   * @example
+   * ```ts
+   * import { describeDomains, topology } from "schedlab";
+   * const text = describeDomains(topology("core2-2x2").era("2.6.29").offline(3).domains());
+   * console.log(text.split("\ncpu1")[0]); // cpu0's domains: the package-level groups weigh the same
+   * ```
+   * Prints:
+   * ```text
+   * cpu0: sd_llc_size=2 sd_llc_id=0 sd_numa=none
+   *   domain-0: MC span=0-1 weight=2
+   *     interval=1..4ms balance_interval=1ms busy_factor=64 imbalance_pct=125 cache_nice_tries=1 idx(busy/idle/newidle/wake/forkexec)=2/0/0/1/1
+   *     flags: SD_LOAD_BALANCE SD_BALANCE_EXEC SD_BALANCE_FORK SD_WAKE_AFFINE SD_SHARE_PKG_RESOURCES SD_WAKE_BALANCE
+   *     groups: {0} cap=1024, {1} cap=1024
+   *   domain-1: CPU span=0-2 weight=3
+   *     interval=1..4ms balance_interval=1ms busy_factor=64 imbalance_pct=125 cache_nice_tries=1 idx(busy/idle/newidle/wake/forkexec)=2/1/2/1/1
+   *     flags: SD_LOAD_BALANCE SD_BALANCE_EXEC SD_BALANCE_FORK SD_WAKE_AFFINE SD_WAKE_BALANCE
+   *     groups: {0-1} cap=1024, {2} cap=1024
+   * ```
+   */
+  offline(...cpus: number[]): Experiment {
     const m = this.machine();
+    const offline = [...this.#props.offline];
     for (const c of cpus) {
       if (!Number.isInteger(c) || c < 0 || c >= m.cpus.length) {
         throw new Error(
@@ -124,14 +198,31 @@ export class Experiment {
       }
       if (c === 0)
         throw new Error("offline: cpu0 cannot be taken offline (as on x86 without cpu0 hotplug)");
-      if (!this.offlineCpus.includes(c)) this.offlineCpus.push(c);
+      if (!offline.includes(c)) offline.push(c);
     }
-    this.offlineCpus.sort((a, b) => a - b);
-    return this;
+    offline.sort((a, b) => a - b);
+    return this.#with({ offline: freeze(offline) });
   }
 
-  /** Take a CPU offline (or bring it back) `at` simulated seconds into each run. */
-  hotplug(at: number, cpu: number, state: "offline" | "online"): this {
+  /**
+   * Take a CPU offline (or bring it back) `at` simulated seconds into each run.
+   *
+   * @example
+   * ```ts
+   * import { topology, workload } from "schedlab";
+   * const res = await topology("core2-2x2")
+   *   .hotplug(0.1, 3, "offline")
+   *   .workload(workload.hogs({ n: 4, seconds: 0.2 }))
+   *   .run();
+   * const offlineMs = res.iteration("baseline", 0).cpus.map((c) => (c.offlineNs / 1e6).toFixed(0));
+   * console.log(offlineMs.join(" "), "ms offline");
+   * ```
+   * Prints:
+   * ```text
+   * 0 0 0 100 ms offline
+   * ```
+   */
+  hotplug(at: number, cpu: number, state: "offline" | "online"): Experiment {
     const m = this.machine();
     if (!(typeof at === "number" && at >= 0 && Number.isFinite(at)))
       throw new Error(`hotplug: at must be a number of seconds >= 0 (got ${at})`);
@@ -143,36 +234,94 @@ export class Experiment {
       throw new Error(
         `hotplug: state must be "offline" or "online" (got ${JSON.stringify(state)})`,
       );
-    this.hotplugEvents.push({ atNs: Math.round(at * 1e9), cpu, online: state === "online" });
-    return this;
+    const event = freeze({ atNs: Math.round(at * 1e9), cpu, online: state === "online" });
+    return this.#with({ hotplug: freeze([...this.#props.hotplug, event]) });
   }
 
-  /** The kernel baseline whose scheduler logic and defaults are modelled. */
-  era(e: Era): this {
+  /**
+   * The kernel baseline whose scheduler logic and defaults are modelled (default "6.19").
+   *
+   * @example
+   * ```ts
+   * import { ERAS, topology, workload } from "schedlab";
+   * const exp = topology("core2-2x2").era("2.6.29").workload(workload.hogs({ n: 2 }));
+   * console.log(exp.spec().era, "of", ERAS.join(", "));
+   * ```
+   * Prints:
+   * ```text
+   * 2.6.29 of 2.6.29, 3.19, 4.8, 5.6, 5.19, 6.19
+   * ```
+   */
+  era(e: Era): Experiment {
     if (!isEra(e))
       throw new Error(`era must be one of ${ERAS.join(", ")} (got ${JSON.stringify(e)})`);
-    this.eraName = e;
-    return this;
+    return this.#with({ era: e });
   }
 
-  workload(w: Workload): this {
+  /**
+   * What runs on the machine: a Workload from the `workload` factories or your own.
+   *
+   * @example
+   * ```ts
+   * import { topology, workload } from "schedlab";
+   * const exp = topology("core2-2x2").workload(workload.pingpong({ pairs: 2, seconds: 0.5 }));
+   * const s = exp.spec();
+   * console.log(s.workload.name, JSON.stringify(s.workload.params), s.durationNs / 1e9, "s");
+   * ```
+   * Prints:
+   * ```text
+   * pingpong {"pairs":2,"seconds":0.5} 0.5 s
+   * ```
+   */
+  workload(w: Workload): Experiment {
     if (!w || typeof w.setup !== "function")
       throw new Error("workload: expected a Workload (e.g. workload.hogs({...}))");
-    this.wl = w;
-    return this;
+    return this.#with({ workload: w });
   }
 
-  /** Apply patches to the single-variant form. */
-  patch(...ps: Patch[]): this {
+  /**
+   * Apply patches (in order) to the single-variant form; the variant is named after them.
+   *
+   * @example
+   * ```ts
+   * import { patch, topology, workload } from "schedlab";
+   * const hz100 = patch("hz100").tunable("hz", 100);
+   * const exp = topology("core2-2x2").patch(hz100).workload(workload.hogs({ n: 2, seconds: 0.2 }));
+   * const res = await exp.run();
+   * console.log(res.variants);
+   * ```
+   * Prints:
+   * ```text
+   * [ 'hz100' ]
+   * ```
+   */
+  patch(...ps: Patch[]): Experiment {
     for (const p of ps)
       if (!(p instanceof Patch))
         throw new Error("patch: expected Patch objects made with patch(...)");
-    this.patches.push(...ps);
-    return this;
+    return this.#with({ patches: freeze([...this.#props.patches, ...ps]) });
   }
 
-  /** A/B form: variant name -> patches on the baseline. */
-  variants(map: Record<string, Patch[]>): this {
+  /**
+   * The A/B form: variant name -> the patches applied to the era's baseline. Iteration i of every
+   * variant uses the same seed, so the variants are compared pairwise.
+   *
+   * @example
+   * ```ts
+   * import { patch, topology, workload } from "schedlab";
+   * const noNextBuddy = patch("no-next-buddy").feature("NEXT_BUDDY", false);
+   * const res = await topology("core2-2x2")
+   *   .workload(workload.hogs({ n: 3, seconds: 0.2 }))
+   *   .variants({ base: [], patched: [noNextBuddy] })
+   *   .run({ iterations: 2 });
+   * console.log(res.variants.join(" vs "), res.data.iterations.length, "runs");
+   * ```
+   * Prints:
+   * ```text
+   * base vs patched 4 runs
+   * ```
+   */
+  variants(map: Record<string, Patch[]>): Experiment {
     if (!map || typeof map !== "object" || Object.keys(map).length === 0)
       throw new Error("variants: expected an object of variant name -> Patch[]");
     for (const [name, ps] of Object.entries(map)) {
@@ -181,59 +330,61 @@ export class Experiment {
         if (!(p instanceof Patch))
           throw new Error(`variants: "${name}" holds something that is not a Patch`);
     }
-    this.variantMap = { ...map };
-    return this;
+    const copy = Object.fromEntries(Object.entries(map).map(([n, ps]) => [n, freeze([...ps])]));
+    return this.#with({ variants: freeze(copy) });
   }
 
-  /** The sched domains this experiment's kernel builds at boot (era, offline CPUs, and the
-   *  given patches, e.g. a variant's). */
+  /**
+   * The sched domains this experiment's kernel builds at boot (era, offline CPUs, and the
+   * given patches, e.g. a variant's).
+   */
   domains(patches: Patch[] = []): DomainTree {
     const machine = this.machine();
-    const online = machine.online.map((on, i) => on && !this.offlineCpus.includes(i));
+    const online = machine.online.map((on, i) => on && !this.#props.offline.includes(i));
     return buildKernel({
       machine,
       online,
-      era: this.eraName,
-      patches: [...this.patches, ...patches],
+      era: this.#props.era,
+      patches: [...this.#props.patches, ...patches],
       seed: "domains",
       trace: false,
     }).domains;
   }
 
-  /** Override sysctls for every variant (e.g. { hz: 1000 }). */
-  tunables(t: Record<string, number>): this {
-    Object.assign(this.tunableOverrides, t);
-    return this;
+  /** Override sysctls for every variant (e.g. { hz: 1000 }), after the patches. */
+  tunables(t: Record<string, number>): Experiment {
+    return this.#with({ tunables: freeze({ ...this.#props.tunables, ...t }) });
   }
 
+  /** A JSON description of what run(opts) would run: enough to run it again. */
   spec(opts: RunOptions = {}): ExperimentSpec {
-    const wl = this.requireWorkload();
-    const { durationNs, warmupNs } = this.times(opts);
-    const variants = this.variantList();
+    const wl = this.#requireWorkload();
+    const { durationNs, warmupNs } = this.#times(opts);
+    const variants = this.#variantList();
     return {
       machine:
-        this.source.kind === "preset"
-          ? this.source.name
+        this.#props.source.kind === "preset"
+          ? this.#props.source.name
           : (this.machine() as unknown as Record<string, unknown>),
-      offline: [...this.offlineCpus],
-      era: this.eraName,
+      offline: [...this.#props.offline],
+      era: this.#props.era,
       workload: { name: wl.name, params: wl.params },
       variants: Object.fromEntries(variants.map(([n, ps]) => [n, ps.map((p) => p.name)])),
-      iterations: this.iterations(opts),
+      iterations: this.#iterations(opts),
       seed: String(opts.seed ?? 1),
       durationNs,
       warmupNs,
-      tunables: { ...this.tunableOverrides },
-      hotplug: this.hotplugEvents.map((h) => ({ ...h })),
+      tunables: { ...this.#props.tunables },
+      hotplug: this.#props.hotplug.map((h) => ({ ...h })),
     };
   }
 
   /** Every (variant, iteration) this experiment runs, in the order runSync runs them. */
   jobs(opts: RunOptions = {}): IterationJob[] {
     const out: IterationJob[] = [];
-    const n = this.iterations(opts);
+    const n = this.#iterations(opts);
     for (let i = 0; i < n; i++)
-      for (const [variant] of this.variantList()) out.push({ variant, iteration: i });
+      for (const [variant] of this.#variantList()) out.push({ variant, iteration: i });
     return out;
   }
 
@@ -241,20 +392,20 @@ export class Experiment {
   runJob(opts: RunOptions, job: IterationJob): IterationResult {
     const spec = this.spec(opts);
     const machine = this.machine();
-    const online = machine.online.map((on, i) => on && !this.offlineCpus.includes(i));
-    const ps = this.variantList().find(([n]) => n === job.variant);
+    const online = machine.online.map((on, i) => on && !this.#props.offline.includes(i));
+    const ps = this.#variantList().find(([n]) => n === job.variant);
     if (!ps)
       throw new Error(
-        `unknown variant "${job.variant}" (variants: ${this.variantList()
+        `unknown variant "${job.variant}" (variants: ${this.#variantList()
           .map(([n]) => n)
           .join(", ")})`,
       );
     return runIteration({
       machine,
       online,
-      era: this.eraName,
-      patches: [...this.patches, ...ps[1]],
-      workload: this.requireWorkload(),
+      era: this.#props.era,
+      patches: [...this.#props.patches, ...ps[1]],
+      workload: this.#requireWorkload(),
       variant: job.variant,
       iteration: job.iteration,
       seed: iterationSeed(spec.seed, job.iteration),
@@ -262,14 +413,14 @@ export class Experiment {
       warmupNs: spec.warmupNs,
       trace: !!opts.trace,
       checkEveryNs: opts.checkEvery ? Math.round(opts.checkEvery * 1e9) : 0,
-      tunables: this.tunableOverrides,
-      hotplug: this.hotplugEvents,
+      tunables: this.#props.tunables,
+      hotplug: this.#props.hotplug,
     }).result;
   }
 
   /** Results from iteration results in any order (sorted by variant, then iteration). */
   assemble(opts: RunOptions, results: IterationResult[]): Results {
-    const order = new Map(this.variantList().map(([n], i) => [n, i]));
+    const order = new Map(this.#variantList().map(([n], i) => [n, i]));
     const out = [...results].sort(
       (a, b) => order.get(a.variant)! - order.get(b.variant)! || a.iteration - b.iteration,
     );
@@ -290,29 +441,50 @@ export class Experiment {
     return this.assemble(opts, out);
   }
 
+  /**
+   * Runs every variant x iteration and resolves to their Results (runSync does the same in one call).
+   *
+   * @example
+   * ```ts
+   * import { topology, workload } from "schedlab";
+   * const res = await topology("core2-2x2")
+   *   .workload(workload.hogs({ n: 2, nice: [0, 5], cpus: [0], seconds: 0.5 }))
+   *   .run({ iterations: 2, seed: 1 });
+   * console.log(res.values("share_hog0", "baseline").map((x) => x.toFixed(3)));
+   * ```
+   * Prints:
+   * ```text
+   * [ '0.758', '0.758' ]
+   * ```
+   */
   async run(opts: RunOptions = {}): Promise<Results> {
     return this.runSync(opts);
   }
 
-  private variantList(): Array<[string, Patch[]]> {
-    if (this.variantMap) return Object.entries(this.variantMap);
-    return [[this.patches.length ? this.patches.map((p) => p.name).join("+") : "baseline", []]];
+  #variantList(): Array<[string, readonly Patch[]]> {
+    if (this.#props.variants) return Object.entries(this.#props.variants);
+    return [
+      [
+        this.#props.patches.length ? this.#props.patches.map((p) => p.name).join("+") : "baseline",
+        [],
+      ],
+    ];
   }
 
-  private requireWorkload(): Workload {
-    if (!this.wl) throw new Error("run: no workload; call .workload(...) first");
-    return this.wl;
+  #requireWorkload(): Workload {
+    if (!this.#props.workload) throw new Error("run: no workload; call .workload(...) first");
+    return this.#props.workload;
   }
 
-  private iterations(opts: RunOptions): number {
+  #iterations(opts: RunOptions): number {
     const n = opts.iterations ?? 1;
     if (!Number.isInteger(n) || n < 1)
       throw new Error(`run: iterations must be a positive integer (got ${n})`);
     return n;
   }
 
-  private times(opts: RunOptions): { durationNs: number; warmupNs: number } {
-    const wl = this.requireWorkload();
+  #times(opts: RunOptions): { durationNs: number; warmupNs: number } {
+    const wl = this.#requireWorkload();
     if (
       opts.duration !== undefined &&
       !(typeof opts.duration === "number" && opts.duration > 0 && Number.isFinite(opts.duration))
@@ -336,16 +508,45 @@ export class Experiment {
   }
 }
 
-/** Start an experiment on a preset name, a Machine, or (no argument) a machine built step by step. */
+/**
+ * Start an experiment on a preset name, a Machine, or (no argument) a machine built step by
+ * step with sockets(), cores(), threads()... The experiment runs era "6.19" until told otherwise.
+ *
+ * @example
+ * ```ts
+ * import { presetNames, topology, workload } from "schedlab";
+ * console.log(presetNames().includes("core2-2x2"));
+ * const res = await topology("core2-2x2").workload(workload.hogs({ n: 2, seconds: 0.2 })).run();
+ * console.log(res.variants, res.mean("share_hog0", "baseline").toFixed(2));
+ * ```
+ * Prints:
+ * ```text
+ * true
+ * [ 'baseline' ] 0.50
+ * ```
+ */
 export function topology(machine?: string | Machine): Experiment {
-  if (machine === undefined) return new Experiment({ kind: "builder", builder: machineBuilder() });
+  if (machine === undefined) return start({ kind: "builder", steps: [] });
   if (typeof machine === "string") {
     preset(machine); // validates the name now, with the list of accepted presets
-    return new Experiment({ kind: "preset", name: machine });
+    return start({ kind: "preset", name: machine });
   }
   if (typeof machine === "object" && Array.isArray((machine as Machine).cpus))
-    return new Experiment({ kind: "machine", machine });
+    return start({ kind: "machine", machine: structuredClone(machine) });
   throw new Error(
     `topology: expected a preset name, a Machine or nothing (got ${JSON.stringify(machine)})`,
   );
+}
+
+function start(source: MachineSource): Experiment {
+  return new Experiment({
+    source: freeze(source),
+    offline: [],
+    era: "6.19",
+    workload: null,
+    variants: null,
+    patches: [],
+    tunables: {},
+    hotplug: [],
+  });
 }

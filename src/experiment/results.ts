@@ -14,17 +14,25 @@ import { toFtrace } from "../report/trace";
 import { explainIteration } from "./explain";
 import { plotsFor, type ResultPlots } from "./plots";
 
+/**
+ * The results of a run: the plain data (`data`, JSON-able) and the ways to look at it:
+ * compare tables, data frames, plots, explain() and ftrace text.
+ */
 export class Results {
+  /** Figure builders bound to these results (res.plot.box("metric"), res.plot.timeline(...)). */
   readonly plot: ResultPlots;
 
+  /** Wrap results data (from run(), or saved JSON loaded again). */
   constructor(readonly data: ResultsData) {
     this.plot = plotsFor(data);
   }
 
+  /** Variant names, in the order they were declared. */
   get variants(): string[] {
     return variantNames(this.data);
   }
 
+  /** One iteration's full result: metrics, series, per-task and per-CPU stats, counters, trace. */
   iteration(variant: string, i: number): IterationResult {
     const it = this.data.iterations.find((x) => x.variant === variant && x.iteration === i);
     if (!it) {
@@ -43,19 +51,45 @@ export class Results {
     return its.map((it) => metricValue(it, metric));
   }
 
+  /** The mean over a variant's iterations of values(metric, variant). */
   mean(metric: string, variant: string): number {
     return mean(this.values(metric, variant));
   }
 
-  /** mmtests-style comparison table rows (printable with String(res.compareText(metric))). */
+  /** mmtests-style comparison rows: per variant mean, stddev, CI, % change and Welch p against the baseline. */
   compare(metric: string, opts?: CompareOptions): CompareRow[] {
     return compareTable(this.data, metric, opts);
   }
 
+  /**
+   * The comparison table as text, as a patch posting shows it. The first variant is the baseline
+   * unless `opts.baseline` names another; `*` marks a significant change (Welch's t-test, alpha 0.05).
+   *
+   * @example
+   * ```ts
+   * import { patch, topology, workload } from "schedlab";
+   * const res = await topology("core2-2x2")
+   *   .workload(workload.hogs({ n: 6, seconds: 0.2 }))
+   *   .variants({ hz1000: [], hz100: [patch("hz100").tunable("hz", 100)] })
+   *   .run({ iterations: 3 });
+   * console.log(res.compareText("sched.contextSwitches"));
+   * ```
+   * Prints:
+   * ```text
+   *                                           hz1000              hz100
+   * Amean   sched.contextSwitches  42.000 (   0.00%)  40.000 *  -4.76%*
+   * Stddev  sched.contextSwitches             0.0000             0.0000
+   * CI95±   sched.contextSwitches             0.0000             0.0000
+   * p-value sched.contextSwitches                  -            <0.0001
+   * n       sched.contextSwitches                  3                  3
+   * * significant at the chosen alpha (Welch two-sided t-test vs baseline)
+   * ```
+   */
   compareText(metric: string, opts?: CompareOptions): string {
     return formatCompareTable(this.compare(metric, opts));
   }
 
+  /** Plain rows, one per variant x iteration: metrics and counters as columns. */
   rows(): FrameRow[] {
     return toRows(this.data);
   }
@@ -65,18 +99,40 @@ export class Results {
     return toFrame(this.data);
   }
 
-  /** Why tasks moved in one iteration: migrations, balance passes, wake placements, IPIs. */
+  /**
+   * Why tasks moved in one iteration: context switches, migrations by reason, balance passes per
+   * domain level, wakeup paths and placements, IPIs, rq locks and per-CPU busy time.
+   *
+   * @example
+   * ```ts
+   * import { topology, workload } from "schedlab";
+   * const res = await topology("core2-2x2").workload(workload.hogs({ n: 5, seconds: 0.1 })).run();
+   * console.log(res.explain("baseline").split("\n").slice(0, 8).join("\n"));
+   * ```
+   * Prints:
+   * ```text
+   * variant baseline, iteration 0, seed 1#0, 0.1 s simulated, 410 events
+   * context switches: 13 (130/s)
+   * migrations by reason:
+   *   load_balance                          1        10.0/s
+   * load balance by level:
+   *   MC.CPU_NOT_IDLE              passes 9, balanced 6, failed 2, moved 1, active 0
+   *   PKG.CPU_NOT_IDLE             passes 4, balanced 3, failed 1, moved 0, active 0
+   * wakeups by path:
+   * ```
+   */
   explain(variant: string, i = 0): string {
     return explainIteration(this.iteration(variant, i));
   }
 
-  /** ftrace text (needs run({ trace: true })). */
+  /** ftrace text (sched_switch, sched_wakeup, sched_migrate_task...) of one iteration; needs run({ trace: true }). */
   trace(variant: string, i = 0): string {
     const it = this.iteration(variant, i);
     if (!it.trace) throw new Error("trace: this run recorded no trace; run with { trace: true }");
     return toFtrace(it.trace);
   }
 
+  /** The plain data, so JSON.stringify(res) saves the results. */
   toJSON(): ResultsData {
     return this.data;
   }

@@ -13,6 +13,7 @@ import type { Workload } from "../workload/workload";
 import { makeContext } from "../workload/workload";
 import type { CpuStats, IterationResult, TaskStats } from "./types";
 
+/** Everything one iteration needs: the machine and its online CPUs, era, patches, workload, seed, length. */
 export interface IterationSpec {
   machine: Machine;
   /** Online state for this run (offline CPUs removed from the domains before boot). */
@@ -36,12 +37,14 @@ export interface IterationSpec {
   onKernel?: (k: Kernel) => void;
 }
 
+/** A CPU going offline or coming online during a run. */
 export interface HotplugEvent {
   atNs: number;
   cpu: number;
   online: boolean;
 }
 
+/** A booted kernel for the machine, era and patches (sched domains built, no tasks yet). */
 export function buildKernel(
   spec: Pick<
     IterationSpec,
@@ -62,6 +65,7 @@ export function buildKernel(
   });
 }
 
+/** Runs one iteration: boots the kernel, sets the workload up, advances the clock to the end, and collects the result. */
 export function runIteration(spec: IterationSpec): { result: IterationResult; kernel: Kernel } {
   const k = buildKernel(spec);
   spec.onKernel?.(k);

@@ -1,6 +1,7 @@
 // The data a run produces: plain JSON-able records, so a result can be saved, diffed and reloaded.
 import type { TraceRecord } from "../kernel/trace";
 
+/** What one task did in an iteration (its /proc/<pid>/sched figures, roughly). */
 export interface TaskStats {
   pid: number;
   comm: string;
@@ -22,6 +23,7 @@ export interface TaskStats {
   counters: Record<string, number>;
 }
 
+/** What one CPU did in an iteration. */
 export interface CpuStats {
   cpu: number;
   online: boolean;
@@ -33,6 +35,7 @@ export interface CpuStats {
   ipisReceived: number;
 }
 
+/** Load-balance outcomes at one domain level. */
 export interface BalanceLevelStats {
   passes: number;
   balanced: number;
@@ -41,6 +44,7 @@ export interface BalanceLevelStats {
   activeBalances: number;
 }
 
+/** The scheduler's counters for one iteration (schedstats-like, by reason and path). */
 export interface SchedCounters {
   contextSwitches: number;
   /** Migrations by reason (see MigrationReason). */
@@ -58,6 +62,7 @@ export interface SchedCounters {
   other: Record<string, number>;
 }
 
+/** Everything one (variant, iteration) produced, as plain JSON-able data. */
 export interface IterationResult {
   variant: string;
   iteration: number;
@@ -91,6 +96,7 @@ export interface ExperimentSpec {
   hotplug: Array<{ atNs: number; cpu: number; online: boolean }>;
 }
 
+/** A whole run: the spec that produced it, the schedlab version, and every iteration. */
 export interface ResultsData {
   schedlab: string; // version
   spec: ExperimentSpec;

@@ -109,9 +109,13 @@ function checkCost(field: string, v: unknown, positive: boolean): void {
   }
 }
 
+/** A machine built step by step; setters only record, build() validates everything at once. */
 export interface MachineBuilder {
+  /** The machine's name (default "custom"). */
   name(s: string): MachineBuilder;
+  /** One line describing the machine. */
   description(s: string): MachineBuilder;
+  /** Packages (sockets). Default 1. */
   sockets(n: number): MachineBuilder;
   /** Dies per package (MCM parts such as the Core 2 Quad / Harpertown have 2). Default 1. */
   diesPerSocket(n: number): MachineBuilder;
@@ -129,14 +133,19 @@ export interface MachineBuilder {
   distance(matrix: number[][]): MachineBuilder;
   /** Arch capacity of every CPU (1024 = biggest CPU at max frequency). */
   capacity(n: number): MachineBuilder;
+  /** Cost figures that differ from DEFAULT_COSTS; per-level tables may be given in part. */
   costs(partial: CostOverrides): MachineBuilder;
+  /** cpuidle states, shallowest first. */
   idleStates(states: IdleState[]): MachineBuilder;
+  /** L2 and LLC sizes that differ from DEFAULT_CACHES. */
   caches(c: Partial<CacheSizes>): MachineBuilder;
+  /** How Linux numbers the CPUs (default "thread-major", the x86 BIOS order). */
   numbering(order: Numbering): MachineBuilder;
   /** CPUs offline at boot (Machine.online). */
   offline(cpus: number[]): MachineBuilder;
   /** Sources for figures ("costs.cacheLineNs.shared_l2" -> "..."); merged over the defaults. */
   sources(s: Record<string, string>): MachineBuilder;
+  /** The Machine; throws naming the first invalid field. */
   build(): Machine;
 }
 
@@ -160,6 +169,7 @@ interface Params {
   sources: Record<string, string>;
 }
 
+/** Start a machine from scratch (topology() without a preset forwards its steps here). */
 export function machineBuilder(): MachineBuilder {
   const p: Params = {
     name: "custom",

@@ -20,6 +20,7 @@ export const SHARE_LEVELS: readonly ShareLevel[] = [
   "other_node",
 ];
 
+/** Where one logical CPU sits in the machine: its thread, core, die, package, node and caches. */
 export interface CpuInfo {
   id: number; // logical CPU number, as Linux numbers it
   thread: number; // SMT thread index within its core
@@ -32,6 +33,7 @@ export interface CpuInfo {
   capacity: number; // arch capacity, 1024 = the biggest CPU at max frequency
 }
 
+/** One cpuidle state, with the figures the idle governor and the wakeup path use. */
 export interface IdleState {
   name: string; // "POLL", "C1", "C1E", "C6", ...
   exitLatencyNs: number; // worst-case exit latency the governor uses
@@ -57,6 +59,7 @@ export interface CostModel {
   memoryBytesPerNs: number;
 }
 
+/** Cache sizes that decide how much of a task's working set survives a migration. */
 export interface CacheSizes {
   l2Bytes: number; // size of one L2 instance
   llcBytes: number; // size of one LLC instance

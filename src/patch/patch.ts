@@ -9,6 +9,7 @@ import {
   type HookReplacementEntry,
 } from "../kernel/hooks";
 
+/** Where a patch was published: title, author, date, LKML Message-ID, and what its diff does. */
 export interface PatchSource {
   title: string;
   author?: string;
@@ -25,45 +26,139 @@ export interface PatchSource {
 const FEATURE_NAMES = Object.keys(eraDefaults("6.19").features);
 const TUNABLE_NAMES = Object.keys(eraDefaults("6.19").tunables);
 
-export class Patch {
-  readonly replacements: HookReplacementEntry[] = [];
-  readonly features: Partial<Features> = {};
-  readonly tunables: Partial<Tunables> = {};
-  source: PatchSource;
+/** Everything a Patch holds; frozen, and replaced (never changed) by each builder step. */
+export interface PatchProps {
+  /** The patch's name; a variant made of patches is named after them. */
+  readonly name: string;
+  /** Where the patch was published. */
+  readonly source: Readonly<PatchSource>;
+  /** Hook replacements, in the order they were added. */
+  readonly replacements: readonly HookReplacementEntry[];
+  /** Scheduler features this patch turns on or off. */
+  readonly features: Readonly<Partial<Features>>;
+  /** Tunables (sysctls) this patch sets. */
+  readonly tunables: Readonly<Partial<Tunables>>;
+}
 
-  constructor(
-    readonly name: string,
-    source?: Partial<PatchSource>,
-  ) {
-    if (typeof name !== "string" || name.trim() === "")
-      throw new Error("patch: name must be a non-empty string");
-    this.source = { title: name, ...source };
+const freeze = Object.freeze;
+
+/**
+ * A kernel patch as data: hook replacements, feature flips and tunable settings, with the
+ * published source it came from. Make one with patch(). Each step returns a new Patch and leaves
+ * the one it was called on unchanged, so the published patches in `seeds` are safe to extend.
+ *
+ * @example
+ * ```ts
+ * import { seeds } from "schedlab";
+ * const hz100 = seeds.groupPower2009.tunable("hz", 100);
+ * console.log(seeds.groupPower2009.tunables, hz100.tunables, hz100.replacements.length);
+ * ```
+ * Prints:
+ * ```text
+ * {} { hz: 100 } 1
+ * ```
+ */
+export class Patch {
+  // Kysely's pattern: frozen props, and each step returns a new Patch. The published patches
+  // (seeds) are shared with the reproductions, so changing one in place would change what a
+  // reproduction measures.
+  readonly name: string;
+  readonly source: Readonly<PatchSource>;
+  readonly replacements: readonly HookReplacementEntry[];
+  readonly features: Readonly<Partial<Features>>;
+  readonly tunables: Readonly<Partial<Tunables>>;
+
+  /** @internal Use patch() to start a patch. */
+  constructor(props: PatchProps) {
+    this.name = props.name;
+    this.source = freeze({ ...props.source });
+    this.replacements = freeze(props.replacements.map((r) => freeze({ ...r })));
+    this.features = freeze({ ...props.features });
+    this.tunables = freeze({ ...props.tunables });
+    freeze(this);
   }
 
-  /** Replace a hook; `fn(ctx, base)` may call the implementation it replaces. */
-  replace<K extends HookName>(hook: K, fn: HookReplacement<K>): this {
+  #with(changes: Partial<PatchProps>): Patch {
+    const { name, source, replacements, features, tunables } = this;
+    return new Patch({ name, source, replacements, features, tunables, ...changes });
+  }
+
+  /**
+   * Replace a hook; `fn(ctx, base)` may call the implementation it replaces. `npx schedlab hooks`
+   * (or hookNames()/hookDescription()) lists the hooks and what their context holds.
+   *
+   * @example
+   * ```ts
+   * import { patch, topology, workload } from "schedlab";
+   * let calls = 0;
+   * const counted = patch("count-wake-affine").replace("fair.wake_affine", (ctx, base) => {
+   *   calls++;
+   *   return base(ctx);
+   * });
+   * await topology("core2-2x2").patch(counted).workload(workload.pingpong({ pairs: 1, seconds: 0.01 })).run();
+   * console.log(counted.replacements.map((r) => r.hook), calls > 0);
+   * ```
+   * Prints:
+   * ```text
+   * [ 'fair.wake_affine' ] true
+   * ```
+   */
+  replace<K extends HookName>(hook: K, fn: HookReplacement<K>): Patch {
     assertHookName(hook, `patch "${this.name}"`);
     if (typeof fn !== "function")
       throw new Error(`patch "${this.name}": replacement for ${hook} must be a function`);
-    this.replacements.push({
+    const entry: HookReplacementEntry = {
       hook,
       fn: fn as unknown as HookReplacementEntry["fn"],
       patch: this.name,
-    });
-    return this;
+    };
+    return this.#with({ replacements: [...this.replacements, entry] });
   }
 
-  feature(name: keyof Features, on: boolean): this {
+  /**
+   * Turn a scheduler feature (kernel/sched/features.h) on or off.
+   *
+   * @example
+   * ```ts
+   * import { eraDefaults, patch } from "schedlab";
+   * const p = patch("no-start-debit").feature("START_DEBIT", false);
+   * console.log(eraDefaults("6.19").features.START_DEBIT, "->", p.features.START_DEBIT);
+   * ```
+   * Prints:
+   * ```text
+   * true -> false
+   * ```
+   */
+  feature(name: keyof Features, on: boolean): Patch {
     if (!FEATURE_NAMES.includes(name)) {
       throw new Error(
         `patch "${this.name}": unknown feature "${String(name)}" (accepted: ${FEATURE_NAMES.join(", ")})`,
       );
     }
-    this.features[name] = on;
-    return this;
+    return this.#with({ features: { ...this.features, [name]: on } });
   }
 
-  tunable(name: keyof Tunables, value: number): this {
+  /**
+   * Set a tunable (a sysctl or a compile-time constant such as hz).
+   *
+   * @example
+   * ```ts
+   * import { patch } from "schedlab";
+   * const p = patch("hz250").tunable("hz", 250);
+   * console.log(p.tunables);
+   * try {
+   *   p.tunable("hz", 0);
+   * } catch (e) {
+   *   console.log((e as Error).message);
+   * }
+   * ```
+   * Prints:
+   * ```text
+   * { hz: 250 }
+   * patch "hz250": tunable hz must be a positive integer (got 0)
+   * ```
+   */
+  tunable(name: keyof Tunables, value: number): Patch {
     if (!TUNABLE_NAMES.includes(name)) {
       throw new Error(
         `patch "${this.name}": unknown tunable "${String(name)}" (accepted: ${TUNABLE_NAMES.join(", ")})`,
@@ -76,18 +171,57 @@ export class Patch {
     }
     if (name === "hz" && (!Number.isInteger(value) || value < 1))
       throw new Error(`patch "${this.name}": tunable hz must be a positive integer (got ${value})`);
-    this.tunables[name] = value;
-    return this;
+    return this.#with({ tunables: { ...this.tunables, [name]: value } });
   }
 
-  describe(meta: Partial<PatchSource>): this {
-    this.source = { ...this.source, ...meta };
-    return this;
+  /**
+   * The same patch with more (or corrected) source information.
+   *
+   * @example
+   * ```ts
+   * import { patch } from "schedlab";
+   * const p = patch("hz250").tunable("hz", 250).describe({ author: "me", date: "2024-01-01" });
+   * console.log(p.source);
+   * ```
+   * Prints:
+   * ```text
+   * { title: 'hz250', author: 'me', date: '2024-01-01' }
+   * ```
+   */
+  describe(meta: Partial<PatchSource>): Patch {
+    return this.#with({ source: { ...this.source, ...meta } });
   }
 }
 
+/**
+ * Start a patch: a name, and optionally where it was published. Add its changes with
+ * replace(), feature() and tunable(), then pass it to Experiment.patch() or variants().
+ *
+ * @example
+ * ```ts
+ * import { patch, topology, workload } from "schedlab";
+ * const hz100 = patch("hz100", { title: "CONFIG_HZ=100" }).tunable("hz", 100);
+ * const res = await topology("core2-2x2")
+ *   .workload(workload.hogs({ n: 6, seconds: 0.2 }))
+ *   .variants({ hz1000: [], hz100: [hz100] })
+ *   .run();
+ * console.log(res.variants, res.mean("sched.contextSwitches", "hz100") < res.mean("sched.contextSwitches", "hz1000"));
+ * ```
+ * Prints:
+ * ```text
+ * [ 'hz1000', 'hz100' ] true
+ * ```
+ */
 export function patch(name: string, source?: Partial<PatchSource>): Patch {
-  return new Patch(name, source);
+  if (typeof name !== "string" || name.trim() === "")
+    throw new Error("patch: name must be a non-empty string");
+  return new Patch({
+    name,
+    source: { title: name, ...source },
+    replacements: [],
+    features: {},
+    tunables: {},
+  });
 }
 
 /** The kernel configuration that results from an era baseline plus patches in order. */

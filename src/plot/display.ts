@@ -47,16 +47,14 @@ function tslabDisplay(): TslabDisplay {
 function notInTslab(): Error {
   return new Error(
     "display() draws figures inside a tslab Jupyter kernel and none is running here; " +
-      "outside a notebook write figures to a file with renderReport() (schedlab/report) or figureHtml().",
+      "outside a notebook write figures to a file with renderReport() (schedlab/report) or figureHtml(), " +
+      "and tables with display.tableHtml().",
   );
 }
 
-/** Draw one or more figures in the current notebook cell's output. */
-export function display(figure: Figure | Figure[]): void {
-  const figs = Array.isArray(figure) ? figure : [figure];
+/** Show HTML in the current notebook cell's output (tables, ledgers; figures use display()). */
+export function showHtml(html: string): void {
   const d = tslabDisplay();
-  const html =
-    (bundleSent ? "" : `${plotlyScriptTag()}\n`) + figs.map((f) => figureHtml(f)).join("\n");
   try {
     d.html(html);
   } catch (e) {
@@ -64,5 +62,13 @@ export function display(figure: Figure | Figure[]): void {
     if (e instanceof Error && /not ready/i.test(e.message)) throw notInTslab();
     throw e;
   }
+}
+
+/** Draw one or more figures in the current notebook cell's output. */
+export function display(figure: Figure | Figure[]): void {
+  const figs = Array.isArray(figure) ? figure : [figure];
+  const html =
+    (bundleSent ? "" : `${plotlyScriptTag()}\n`) + figs.map((f) => figureHtml(f)).join("\n");
+  showHtml(html);
   bundleSent = true;
 }

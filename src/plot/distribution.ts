@@ -27,6 +27,7 @@ export function box(data: ResultsData, metric: string, opts: BoxOptions = {}): F
   return boxFromValues(valuesByVariant(data, metric, opts.variants), { yTitle: metric, ...opts });
 }
 
+/** box() from values already grouped by variant (for numbers that do not come from one run). */
 export function boxFromValues(groups: readonly VariantValues[], opts: BoxOptions = {}): Figure {
   const data: PlotTrace[] = groups.map((g, i) => ({
     type: "box",
@@ -46,6 +47,7 @@ export function strip(data: ResultsData, metric: string, opts: DistributionOptio
   return stripFromValues(valuesByVariant(data, metric, opts.variants), { yTitle: metric, ...opts });
 }
 
+/** strip() from values already grouped by variant. */
 export function stripFromValues(
   groups: readonly VariantValues[],
   opts: DistributionOptions = {},
@@ -74,6 +76,7 @@ export function violin(data: ResultsData, metric: string, opts: DistributionOpti
   });
 }
 
+/** violin() from values already grouped by variant. */
 export function violinFromValues(
   groups: readonly VariantValues[],
   opts: DistributionOptions = {},
@@ -105,6 +108,7 @@ export function barCi(data: ResultsData, metric: string, opts: BarCiOptions = {}
   });
 }
 
+/** barCi() from values already grouped by variant. */
 export function barCiFromValues(
   metric: string,
   groups: readonly VariantValues[],

@@ -26,6 +26,7 @@ export interface DomainTreeLike {
   >;
 }
 
+/** The levels and groups of a built DomainTree, in the form domainTree() draws. */
 export function domainPictureFromTree(tree: DomainTreeLike): DomainPicture {
   const out: DomainPicture = [];
   tree.domains.forEach((doms, cpu) => {

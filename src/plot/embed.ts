@@ -40,6 +40,7 @@ export function htmlSafeJson(value: unknown): string {
     .replace(/\u2029/g, "\\u2029");
 }
 
+/** Text made safe inside HTML elements and attribute values (& < > " '). */
 export function escapeHtml(s: string): string {
   return s
     .replace(/&/g, "&amp;")
@@ -57,6 +58,7 @@ export function newFigureId(prefix = "schedlab-fig"): string {
   return `${prefix}-${idSalt}-${++idCounter}`;
 }
 
+/** The plotly config every figure is drawn with: resizes with the page, no plotly logo. */
 export const DEFAULT_CONFIG = { responsive: true, displaylogo: false };
 
 function figureStyle(fig: Figure): string {

@@ -5,6 +5,7 @@ import { seriesByVariant, type VariantValues } from "../analysis/metric";
 import { percentileSorted, sorted } from "../analysis/stats";
 import { baseLayout, colorOf, type CommonPlotOptions, type Figure, type PlotTrace } from "./types";
 
+/** The percentiles percentileCurve draws by default (the tail that latency reports show). */
 export const DEFAULT_PERCENTILES = [50, 75, 90, 95, 99, 99.5, 99.9];
 
 export interface LatencyOptions extends CommonPlotOptions {
@@ -33,6 +34,7 @@ export function percentileCurve(
   });
 }
 
+/** percentileCurve() from samples already grouped by variant. */
 export function percentileCurveFromValues(
   groups: readonly VariantValues[],
   opts: PercentileCurveOptions = {},
@@ -91,6 +93,7 @@ export function cdf(data: ResultsData, series: string, opts: CdfOptions = {}): F
   });
 }
 
+/** cdf() from samples already grouped by variant. */
 export function cdfFromValues(groups: readonly VariantValues[], opts: CdfOptions = {}): Figure {
   const maxPoints = Math.max(2, opts.maxPoints ?? 2000);
   const data: PlotTrace[] = groups.map((g, i) => {

@@ -8,6 +8,7 @@ export interface PlotTrace {
   [key: string]: unknown;
 }
 
+/** A plotly figure as plain data (what Plotly.newPlot takes); draw it with plot.display(). */
 export interface Figure {
   data: PlotTrace[];
   layout: Record<string, unknown>;
@@ -52,6 +53,7 @@ export const PALETTE = [
   "#17becf",
 ];
 
+/** The palette colour of series i (wraps around), so a variant keeps its colour across figures. */
 export function colorOf(i: number): string {
   return PALETTE[((i % PALETTE.length) + PALETTE.length) % PALETTE.length];
 }

@@ -36,18 +36,23 @@ export interface ReportInput {
   meta?: Record<string, unknown>;
 }
 
-const CSS = `
-body{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:2em auto;max-width:1100px;padding:0 1em;color:#222}
-h1{font-size:1.6em}h2{font-size:1.3em;border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}
-table.ledger{border-collapse:collapse;font-size:.9em;margin:.8em 0}
+/** The ledger table's rules, shared by the report page and a notebook's display.ledger(). */
+export const LEDGER_CSS = `table.ledger{border-collapse:collapse;font-size:.9em;margin:.8em 0}
 table.ledger th,table.ledger td{border:1px solid #ccc;padding:.25em .6em}
 table.ledger td.num{text-align:right;font-variant-numeric:tabular-nums}
 tr.out td{background:#fde8e8}tr.in td.flag{color:#176f2c;font-weight:bold}tr.out td.flag{color:#b00;font-weight:bold}
+.meta{color:#555;font-size:.9em}`;
+
+const CSS = `
+body{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:2em auto;max-width:1100px;padding:0 1em;color:#222}
+h1{font-size:1.6em}h2{font-size:1.3em;border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}
+${LEDGER_CSS.replace(/\n\.meta\{.*$/, "")}
 code,pre{background:#f5f5f5;padding:.1em .3em}pre{padding:.6em;overflow-x:auto}
 .meta{color:#555;font-size:.9em}.notes{white-space:normal}
 `;
 
-function ledgerTable(e: ReportExperiment): string {
+/** One experiment's ledger rows as an HTML table (class "ledger"; style it with LEDGER_CSS). */
+export function ledgerTable(e: ReportExperiment): string {
   const rows = e.rows.map((r) => ledgerRow(e.id, r));
   if (rows.length === 0) return `<p class="meta">No ledger rows.</p>`;
   const head = [

@@ -3,8 +3,8 @@ import { mean } from "../analysis/stats";
 import { ledgerRow as judgeRow } from "../report/ledger";
 import { VERSION } from "../version";
 import type { Results } from "../experiment/results";
-import type { Reproduction } from "./registry";
 
+/** One published number beside the simulated one, with their ratio and whether it is in band. */
 export interface LedgerRow {
   metric: string;
   variant: string;
@@ -20,6 +20,7 @@ export interface LedgerRow {
   inBand: boolean | null;
 }
 
+/** One reproduction's part of the ledger: what ran, and its rows. */
 export interface LedgerExperiment {
   id: string;
   title: string;
@@ -32,11 +33,13 @@ export interface LedgerExperiment {
   notes?: string;
 }
 
+/** The reproduction ledger: every experiment's published and simulated numbers. */
 export interface Ledger {
   version: string;
   experiments: LedgerExperiment[];
 }
 
+/** A ledger row from a published value (or null) and the simulated per-iteration values. */
 export function ledgerRow(
   metric: string,
   variant: string,
@@ -66,6 +69,7 @@ export function ledgerRow(
   };
 }
 
+/** A ledger of these experiments, stamped with this schedlab version. */
 export function newLedger(experiments: LedgerExperiment[]): Ledger {
   return { version: VERSION, experiments };
 }
@@ -106,8 +110,25 @@ export function formatLedger(l: Ledger): string {
   return out.join("\n");
 }
 
+/** The parts of a Reproduction a ledger entry needs (typed here so registry.ts, which imports
+ *  LedgerRow, is not imported back). */
+export interface LedgerSource {
+  /** The reproduction's id ("002"). */
+  id: string;
+  /** One line saying what is reproduced. */
+  title: string;
+  /** The machine preset it runs on. */
+  machine: string;
+  /** The seed message the published numbers come from. */
+  source: string;
+  /** Ledger rows from results. */
+  rows(res: Results): LedgerRow[];
+  /** Caveats printed under the entry. */
+  notes?: string;
+}
+
 /** One experiment's ledger entry from its reproduction and results. */
-export function ledgerEntry(r: Reproduction, res: Results): LedgerExperiment {
+export function ledgerEntry(r: LedgerSource, res: Results): LedgerExperiment {
   const spec = res.data.spec;
   return {
     id: r.id,

@@ -6,6 +6,7 @@ import type { Results } from "../experiment/results";
 import type { Figure } from "../plot/types";
 import type { LedgerRow } from "./ledger";
 
+/** How long and how often a reproduction runs. */
 export interface RunProfile {
   iterations: number;
   /** Simulated seconds per iteration. */
@@ -13,6 +14,10 @@ export interface RunProfile {
   warmup?: number;
 }
 
+/**
+ * A named, runnable reproduction of a published experiment: the experiment, how long to run
+ * it, and how its results become ledger rows beside the published numbers.
+ */
 export interface Reproduction {
   id: string;
   title: string;
@@ -27,28 +32,71 @@ export interface Reproduction {
   quick: RunProfile;
   /** Ledger rows from results (published figures come from data/published/<id>.json). */
   rows(res: Results): LedgerRow[];
+  /** Figures for the report (published values marked). */
   figures?(res: Results): Figure[];
   notes?: string;
 }
 
 const REGISTRY = new Map<string, Reproduction>();
 
+/** Register a reproduction under its id (done once, when its module loads). */
 export function defineReproduction(r: Reproduction): Reproduction {
   if (REGISTRY.has(r.id)) throw new Error(`reproduction ${r.id} is defined twice`);
   REGISTRY.set(r.id, r);
   return r;
 }
 
+/**
+ * The ids of every registered reproduction, in registration order.
+ *
+ * @example
+ * ```ts
+ * import { reproductionIds } from "schedlab";
+ * console.log(reproductionIds());
+ * ```
+ * Prints:
+ * ```text
+ * [ 'demo', '002', '002-ht' ]
+ * ```
+ */
 export function reproductionIds(): string[] {
   return [...REGISTRY.keys()];
 }
 
+/**
+ * The reproduction with this id; throws listing the accepted ids.
+ *
+ * @example
+ * ```ts
+ * import { reproduction } from "schedlab";
+ * const r = reproduction("002");
+ * console.log(r.title, "|", r.machine, "|", r.full);
+ * console.log(r.experiment().spec(r.full).variants);
+ * ```
+ * Prints:
+ * ```text
+ * nice-fairness with cpu3 offline, 2 x 2 cores (group __cpu_power, 2009) | core2-2x2 | { iterations: 10, duration: 60.01 }
+ * { pre: [], post: [ 'group-power-2009' ] }
+ * ```
+ */
 export function reproduction(id: string): Reproduction {
   const r = REGISTRY.get(id);
   if (!r) throw new Error(`unknown experiment "${id}" (accepted: ${reproductionIds().join(", ")})`);
   return r;
 }
 
+/**
+ * Run a reproduction with a run profile (its `full` or `quick` one, or your own) in this thread.
+ *
+ * @example
+ * ```ts
+ * import { formatLedger, ledgerEntry, newLedger, reproduction, runReproduction } from "schedlab";
+ * const demo = reproduction("demo");
+ * const res = runReproduction(demo, { iterations: 2, duration: 0.5, warmup: 0.1 });
+ * const ledger = newLedger([ledgerEntry(demo, res)]);
+ * console.log(formatLedger(ledger).split("\n").slice(-4).join("\n"));
+ * ```
+ */
 export function runReproduction(
   r: Reproduction,
   profile: RunProfile,
@@ -62,6 +110,7 @@ export function runReproduction(
   });
 }
 
+/** One published number: the metric and variant it belongs to, and the band a reproduction aims for. */
 export interface PublishedFigure {
   metric: string;
   variant: string;
@@ -71,6 +120,7 @@ export interface PublishedFigure {
   derivation?: string;
 }
 
+/** The published numbers of one reproduction (data/published/<id>.json). */
 export interface PublishedFile {
   id: string;
   source: string;
@@ -84,6 +134,7 @@ export function publishedFor(id: string): PublishedFile {
   return JSON.parse(fs.readFileSync(file, "utf8")) as PublishedFile;
 }
 
+/** The published figure for one metric and variant; throws if the file has none. */
 export function publishedValue(
   pub: PublishedFile,
   metric: string,

@@ -1,10 +1,24 @@
 // `schedlab reproduce --report DIR`: the ledger and each experiment's figures as one HTML page.
 import { writeReport as writeHtml } from "../report/html";
 import type { Results } from "../experiment/results";
-import type { Ledger } from "./ledger";
+import type { LedgerRowInput } from "../report/ledger";
+import type { Ledger, LedgerExperiment } from "./ledger";
 import type { Reproduction } from "./registry";
 import { VERSION } from "../version";
 
+/** A ledger entry's rows in the form the HTML report's ledger table takes. */
+export function reportRows(e: LedgerExperiment): LedgerRowInput[] {
+  return e.rows.map((r) => ({
+    metric: r.metric,
+    variant: r.variant,
+    published: r.published,
+    simulated: r.simulated,
+    iterations: r.iterations,
+    ...(r.band ? { band: r.band } : {}),
+  }));
+}
+
+/** Writes the ledger and each experiment's figures as one HTML page under dir. */
 export function writeReport(
   dir: string,
   ledger: Ledger,
@@ -18,14 +32,7 @@ export function writeReport(
       machine: e.machine,
       source: e.source,
       notes: e.notes,
-      rows: e.rows.map((r) => ({
-        metric: r.metric,
-        variant: r.variant,
-        published: r.published,
-        simulated: r.simulated,
-        iterations: r.iterations,
-        ...(r.band ? { band: r.band } : {}),
-      })),
+      rows: reportRows(e),
       figures: run?.repro.figures ? run.repro.figures(run.res) : [],
       spec: run?.res.data.spec,
     };

@@ -6,6 +6,7 @@
 // waits in a one-entry front slot instead of going through the heap: in a busy simulation the
 // segment just started is often the next thing to finish.
 
+/** The simulation's event queue: (time, kind, a, b) records popped in time order, ties in insertion order. */
 export class EventQueue {
   private time: Float64Array;
   private seq: Float64Array;
@@ -43,6 +44,7 @@ export class EventQueue {
     for (let i = initialCapacity - 1; i >= 0; i--) this.freeSlots[this.nFree++] = i;
   }
 
+  /** Number of queued events. */
   get length(): number {
     return this.size + (this.hasFront ? 1 : 0);
   }
@@ -53,6 +55,7 @@ export class EventQueue {
     return this.hasFront && this.frontTime <= top ? this.frontTime : top;
   }
 
+  /** Queue an event of `kind` with two integer arguments at simulated time `time` (ns). */
   push(time: number, kind: number, a: number, b: number): void {
     const seq = this.nextSeq++;
     const top = this.size === 0 ? Infinity : this.time[this.heap[0]];
@@ -159,6 +162,7 @@ export class EventQueue {
     return true;
   }
 
+  /** Drop every queued event. */
   clear(): void {
     this.size = 0;
     this.hasFront = false;

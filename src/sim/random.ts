@@ -2,6 +2,7 @@
 // own stream from the master seed and a stable name, so adding a consumer never perturbs another.
 import seedrandom from "seedrandom";
 
+/** One named, seeded pseudo-random sequence (alea); the same name and seed always repeat it. */
 export class RandomStream {
   private readonly rng: seedrandom.PRNG;
   constructor(
@@ -34,6 +35,7 @@ export class RandomStream {
   }
 }
 
+/** The random streams of one run, all derived from its master seed. */
 export class RandomSource {
   private readonly streams = new Map<string, RandomStream>();
   constructor(readonly masterSeed: string) {}

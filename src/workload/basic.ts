@@ -6,6 +6,7 @@ import { requireInt, requireNumber, runLength } from "./workload";
 
 const SEC = 1_000_000_000;
 
+/** Parameters of workload.hogs. */
 export interface HogsParams {
   /** Number of hogs. */
   n: number;
@@ -13,11 +14,28 @@ export interface HogsParams {
   nice?: number | number[];
   /** Pin every hog to these CPUs. */
   cpus?: number[];
+  /** Simulated seconds per run (default 10). */
   seconds?: number;
+  /** Simulated seconds excluded from the metrics (default 0). */
   warmupSeconds?: number;
 }
 
-/** N tasks that never sleep. Metrics: each hog's share of the measured CPU time. */
+/**
+ * N tasks that never sleep. Metrics: `share_hog<i>`, each hog's share of the CPU time measured
+ * after warm-up, and `total_work_s`.
+ *
+ * @example
+ * ```ts
+ * import { topology, workload } from "schedlab";
+ * const twoOnOne = workload.hogs({ n: 2, nice: [0, 5], cpus: [0], seconds: 0.5 });
+ * const res = await topology("core2-2x2").workload(twoOnOne).run();
+ * console.log(res.mean("share_hog0", "baseline").toFixed(3), "(1024 / (1024 + 335) = 0.753)");
+ * ```
+ * Prints:
+ * ```text
+ * 0.758 (1024 / (1024 + 335) = 0.753)
+ * ```
+ */
 export function hogs(params: HogsParams): Workload {
   const where = "workload.hogs";
   const n = requireInt(where, "n", params.n, 1, 100_000);
@@ -67,6 +85,7 @@ export function hogs(params: HogsParams): Workload {
   };
 }
 
+/** Parameters of workload.pingpong. */
 export interface PingPongParams {
   /** Number of independent pairs. */
   pairs: number;
@@ -80,7 +99,21 @@ export interface PingPongParams {
   sameCpu?: boolean;
 }
 
-/** Pairs of tasks bouncing a message through two pipes, as UnixBench context1 does. */
+/**
+ * Pairs of tasks bouncing a message through two pipes, as UnixBench context1 does.
+ * Metrics: `round_trips`, `round_trips_per_s` and `round_trip_us` (per pair).
+ *
+ * @example
+ * ```ts
+ * import { topology, workload } from "schedlab";
+ * const res = await topology("core2-2x2").workload(workload.pingpong({ pairs: 1, seconds: 0.05 })).run();
+ * console.log(res.mean("round_trip_us", "baseline").toFixed(2), "us per round trip");
+ * ```
+ * Prints:
+ * ```text
+ * 9.25 us per round trip
+ * ```
+ */
 export function pingpong(params: PingPongParams): Workload {
   const where = "workload.pingpong";
   const pairs = requireInt(where, "pairs", params.pairs, 1, 100_000);
@@ -144,6 +177,7 @@ export function pingpong(params: PingPongParams): Workload {
   };
 }
 
+/** Parameters of workload.sleepers. */
 export interface SleepersParams {
   n: number;
   /** Mean CPU burst, ns (exponentially distributed). */
@@ -155,7 +189,22 @@ export interface SleepersParams {
   warmupSeconds?: number;
 }
 
-/** Tasks alternating random CPU bursts and random sleeps: a generic mixed load. */
+/**
+ * Tasks alternating random CPU bursts and random sleeps: a generic mixed load.
+ * Metrics: `cycles` and `cycles_per_s` (bursts plus sleeps completed by all tasks).
+ *
+ * @example
+ * ```ts
+ * import { topology, workload } from "schedlab";
+ * const mixed = workload.sleepers({ n: 8, runNs: 2e6, sleepNs: 2e6, seconds: 0.2 });
+ * const res = await topology("core2-2x2").workload(mixed).run();
+ * console.log(res.mean("cycles_per_s", "baseline").toFixed(0), "cycles/s");
+ * ```
+ * Prints:
+ * ```text
+ * 1555 cycles/s
+ * ```
+ */
 export function sleepers(params: SleepersParams): Workload {
   const where = "workload.sleepers";
   const n = requireInt(where, "n", params.n, 1, 100_000);

@@ -16,6 +16,7 @@ import { requireInt, requireNumber } from "./workload";
 
 const SEC = 1_000_000_000;
 
+/** Parameters of workload.schedFair (the test's own flags where it had them). */
 export interface SchedFairParams {
   /** -p: number of children. */
   children: number;
@@ -29,6 +30,25 @@ export interface SchedFairParams {
   intervals?: number;
 }
 
+/**
+ * Miao Xie's sched-fair test (seed 002): a parent forks `children` hogs and, every `interval`
+ * seconds, prints the average and standard deviation of the loops each child did in it.
+ * Metrics: `avg_loops`, `stddev_loops`, `cv_loops` (their means over the intervals) and
+ * `intervals`; series: the same per interval. See the file header for the assumptions.
+ *
+ * @example
+ * ```ts
+ * import { topology, workload } from "schedlab";
+ * const test = workload.schedFair({ children: 8, interval: 0.1, loopNs: 1e6, intervals: 2 });
+ * const res = await topology("core2-2x2").era("2.6.29").offline(3).workload(test).run({ duration: 0.25 });
+ * const { avg_loops, stddev_loops } = res.iteration("baseline", 0).series;
+ * console.log("avg", avg_loops, "stddev", stddev_loops.map((x) => x.toFixed(2)));
+ * ```
+ * Prints:
+ * ```text
+ * avg [ 36.625, 37.625 ] stddev [ '20.64', '10.65' ]
+ * ```
+ */
 export function schedFair(params: SchedFairParams): Workload {
   const where = "workload.schedFair";
   const n = requireInt(where, "children", params.children, 1, 10_000);

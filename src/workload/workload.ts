@@ -5,19 +5,27 @@ import { Channel, type ChannelKind } from "../kernel/channel";
 import type { Task } from "../kernel/task";
 import type { RandomStream } from "../sim/random";
 
+/**
+ * What a workload's setup gets: the kernel model, the run's time frame, and ways to spawn tasks,
+ * make channels, schedule callbacks and draw random numbers.
+ */
 export interface WorkloadContext {
   readonly kernel: Kernel;
   /** Simulated time at which measurement starts (after warm-up), ns. */
   readonly warmupNs: number;
   /** Simulated time at which the run ends, ns. */
   readonly endNs: number;
+  /** Create a task running `spec.program` (like fork + exec from outside the workload). */
   spawn(spec: SpawnSpec): Task;
+  /** A pipe or socket-like channel that tasks send() to and recv() from. */
   channel(name: string, kind: ChannelKind, capacityBytes: number): Channel;
   /** Runs fn at simulated time t. */
   at(t: number, fn: () => void): void;
+  /** A random stream of this run, stable under the name (adding a stream never perturbs another). */
   random(name: string): RandomStream;
 }
 
+/** What a workload's setup returns: how to read its figures at the end of the run. */
 export interface WorkloadRun {
   /** The benchmark's figures for this iteration. */
   metrics(): Record<string, number>;
@@ -25,6 +33,41 @@ export interface WorkloadRun {
   series?(): Record<string, number[]>;
 }
 
+/**
+ * A workload: a setup that spawns tasks on the kernel model, and the figures it reports under the
+ * benchmark's own names. The `workload` factories make the built-in ones; write your own by
+ * returning this shape.
+ *
+ * @example
+ * ```ts
+ * import { run, sleep, topology, type Workload } from "schedlab";
+ * const ticker: Workload = {
+ *   name: "ticker",
+ *   params: {},
+ *   defaultDurationNs: 50e6,
+ *   defaultWarmupNs: 0,
+ *   setup(ctx) {
+ *     const t = ctx.spawn({
+ *       comm: "ticker",
+ *       program: function* (api) {
+ *         for (;;) {
+ *           yield run(1e6);
+ *           yield sleep(4e6);
+ *           api.count("ticks");
+ *         }
+ *       },
+ *     });
+ *     return { metrics: () => ({ ticks: t.counters.ticks ?? 0 }) };
+ *   },
+ * };
+ * const res = await topology("core2-2x2").workload(ticker).run();
+ * console.log(res.mean("ticks", "baseline"));
+ * ```
+ * Prints:
+ * ```text
+ * 9
+ * ```
+ */
 export interface Workload {
   readonly name: string;
   /** JSON-able parameters, recorded in the experiment spec. */
@@ -33,9 +76,11 @@ export interface Workload {
   readonly defaultDurationNs: number;
   /** Warm-up excluded from the metrics, ns. */
   readonly defaultWarmupNs: number;
+  /** Spawn the tasks of one run; called once per iteration on a fresh kernel. */
   setup(ctx: WorkloadContext): WorkloadRun;
 }
 
+/** The WorkloadContext of one run on kernel `k`. */
 export function makeContext(k: Kernel, warmupNs: number, endNs: number): WorkloadContext {
   return {
     kernel: k,

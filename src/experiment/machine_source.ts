@@ -1,0 +1,42 @@
+// Where an experiment's machine comes from: a preset name, a Machine value, or the steps of a
+// machine builder. Builder steps are kept as a list and replayed on a fresh builder, because a
+// MachineBuilder mutates itself and an Experiment must not change once made.
+import type { Machine } from "../machine/types";
+import { preset } from "../machine/presets";
+import { machineBuilder, type MachineBuilder } from "../machine/builder";
+
+/** The builder methods an Experiment forwards, with their argument lists. */
+export type BuilderStep = {
+  [K in Exclude<keyof MachineBuilder, "build">]: [K, Parameters<MachineBuilder[K]>];
+}[Exclude<keyof MachineBuilder, "build">];
+
+export type MachineSource =
+  | { readonly kind: "preset"; readonly name: string }
+  | { readonly kind: "machine"; readonly machine: Machine }
+  | { readonly kind: "builder"; readonly steps: readonly BuilderStep[] };
+
+/** The machine a source describes, as a fresh object each call (callers may change it). */
+export function buildMachine(source: MachineSource): Machine {
+  switch (source.kind) {
+    case "preset":
+      return preset(source.name);
+    case "machine":
+      return structuredClone(source.machine);
+    case "builder": {
+      const b = machineBuilder();
+      for (const [method, args] of source.steps)
+        (b[method] as (...a: unknown[]) => MachineBuilder)(...args);
+      return b.build();
+    }
+  }
+}
+
+/** The source with one more builder step; fails for a preset or a Machine value. */
+export function withBuilderStep(source: MachineSource, step: BuilderStep): MachineSource {
+  if (source.kind !== "builder") {
+    throw new Error(
+      "topology: machine-builder steps (sockets, cores, ...) apply to topology() without a preset",
+    );
+  }
+  return Object.freeze({ kind: "builder", steps: Object.freeze([...source.steps, step]) });
+}
