@@ -1,7 +1,7 @@
 // struct rq with its cfs_rq and rt_rq, as far as the model needs them.
 import type { Task } from "./task";
 import { MAX_RT_PRIO } from "./prio";
-import { createPeltRemoved, createSchedAvg, type PeltRemoved, type SchedAvg } from "./pelt";
+import { createPeltRemoved, createSchedAvg, type PeltRemoved, type SchedAvg } from "./fair/pelt";
 
 export class CfsRq {
   /** Queued entities other than curr, ascending (vruntime, pid): the rbtree in order. */

@@ -9,7 +9,7 @@ import {
   isRtPolicy,
   WEIGHT_IDLEPRIO,
 } from "./prio";
-import { createSchedAvg, type SchedAvg } from "./pelt";
+import { createSchedAvg, type SchedAvg } from "./fair/pelt";
 
 export const TASK_RUNNING = 0;
 export const TASK_INTERRUPTIBLE = 1;

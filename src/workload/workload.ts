@@ -1,6 +1,6 @@
 // What a workload is: a setup that spawns tasks on the kernel model, and the figures it reports
 // at the end under the benchmark's own names.
-import type { Kernel, SpawnSpec } from "../kernel/core";
+import type { Kernel, SpawnSpec } from "../kernel/core/core";
 import { Channel, type ChannelKind } from "../kernel/channel";
 import type { Task } from "../kernel/task";
 import type { RandomStream } from "../sim/random";

@@ -1,0 +1,33 @@
+// sched_setscheduler() and set_user_nice(): change a task's class, priority or weight, requeueing
+// it so every class's accounting stays right.
+import type { Kernel } from "./core";
+import type { Policy } from "../prio";
+import { isRtPolicy } from "../prio";
+import type { Task } from "../task";
+
+/** __sched_setscheduler / set_user_nice: requeue with the new class, prio and weight. */
+export function changeScheduling(
+  k: Kernel,
+  p: Task,
+  policy: Policy,
+  nice: number,
+  rtPriority: number,
+): void {
+  const rq = k.rqs[p.cpu];
+  const oldClass = p.schedClass;
+  const oldPrio = p.prio;
+  const queued = p.onRq !== 0;
+  const running = rq.curr === p;
+  if (queued) {
+    if (running) k.putPrevTask(rq, p);
+    k.dequeueTask(rq, p, 0);
+  }
+  p.setScheduling(policy, nice, isRtPolicy(policy) ? rtPriority : 0);
+  if (queued) {
+    k.enqueueTask(rq, p, 0);
+    // A running task is back in its class's queue; schedule() picks again right away.
+    if (running) k.reschedCurr(rq);
+    else k.checkPreemptCurr(rq, p);
+    if (oldClass === "rt" || p.schedClass === "rt") k.rt.prioChanged(rq, p, oldClass, oldPrio);
+  }
+}
