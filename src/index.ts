@@ -68,7 +68,7 @@ export {
   type LedgerRow,
   type LedgerExperiment,
 } from "./reproduce/ledger";
-export { WF_SYNC, WF_FORK, WF_TTWU, WF_MIGRATED, WF_ON_CPU, WF_EXEC } from "./kernel/core/ttwu";
+export { WF_SYNC, WF_FORK, WF_TTWU, WF_MIGRATED, WF_ON_CPU, WF_EXEC } from "./kernel/sched";
 export * as analysis from "./analysis/index";
 export * as plot from "./plot/index";
 export { VERSION } from "./version";

@@ -5,7 +5,7 @@ import { Kernel } from "../kernel/core/core";
 import { snapshotCounters } from "../kernel/counters";
 import type { Era } from "../kernel/features";
 import { Hooks } from "../kernel/hooks";
-import { TASK_DEAD } from "../kernel/task";
+import { TASK_DEAD } from "../kernel/sched";
 import { cpuDown, cpuUp } from "../kernel/core/hotplug";
 import type { Patch } from "../patch/patch";
 import { applyPatches } from "../patch/patch";

@@ -1,6 +1,6 @@
 // A pipe or datagram socket between tasks: a queue of messages, each remembering the CPU whose
 // cache holds its freshly written bytes, and the readers blocked on it.
-import type { Task } from "./task";
+import type { Task } from "./sched";
 
 export type ChannelKind = "pipe" | "dgram";
 

@@ -1,7 +1,7 @@
 // The system-call interface task programs use. A program is a generator that yields these
 // operations; the kernel model executes them on whatever CPU the task is running on.
 import type { Channel } from "./channel";
-import type { Policy } from "./prio";
+import type { Policy, TaskApi, TaskOp } from "./sched";
 
 export type OpName =
   | "run"
@@ -52,7 +52,7 @@ const KIND: Record<OpName, number> = {
  * One operation. Every op has the same shape (one class, all fields) so the executor's property
  * reads stay monomorphic; build them with the factories below.
  */
-export class Op {
+export class Op implements TaskOp {
   readonly kind: number;
   /** run: work in ns at capacity 1024 with a warm cache (Infinity = forever); sleep: duration. */
   ns = 0;
@@ -124,20 +124,6 @@ export interface ForkSpec {
   workingSetBytes?: number;
 }
 
-/** What a program sees of its own task. */
-export interface TaskApi {
-  readonly pid: number;
-  readonly comm: string;
-  /** Current simulated time, ns. */
-  now(): number;
-  /** The CPU the task runs on now. */
-  cpu(): number;
-  /** Uniform [0,1) from this task's own random stream. */
-  random(): number;
-  /** Add to a named per-task counter (reported in TaskStats.counters). */
-  count(name: string, n?: number): void;
-  /** Work done so far (ns of `run` at capacity 1024), for progress-based counters. */
-  workDoneNs(): number;
-}
+export type { TaskApi } from "./sched";
 
 export type Program = (t: TaskApi) => Generator<Op, void, unknown>;

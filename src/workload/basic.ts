@@ -1,6 +1,6 @@
 // Small general workloads: CPU hogs with nice values, and pipe ping-pong pairs.
 import { recv, run, send, sleep } from "../kernel/ops";
-import type { Task } from "../kernel/task";
+import type { Task } from "../kernel/sched";
 import type { Workload, WorkloadContext, WorkloadRun } from "./workload";
 import { requireInt, requireNumber, runLength } from "./workload";
 

@@ -2,7 +2,7 @@
 // at the end under the benchmark's own names.
 import type { Kernel, SpawnSpec } from "../kernel/core/core";
 import { Channel, type ChannelKind } from "../kernel/channel";
-import type { Task } from "../kernel/task";
+import type { Task } from "../kernel/sched";
 import type { RandomStream } from "../sim/random";
 
 export interface WorkloadContext {

@@ -1,6 +1,7 @@
 // kernel/sched/core.c: runqueues, activate/deactivate, schedule() and the context switch, the
 // scheduler tick, resched IPIs, and the event loop that drives them. Wakeups live in ttwu.ts and
 // the execution of task programs in exec.ts.
+import { DEQUEUE_SLEEP, ENQUEUE_INITIAL, EV_CALLBACK, EV_RESCHED_IPI, EV_RUN_DONE, EV_TICK, EV_TIMER, EV_TIMER_FIRE, EV_WAKE_ARRIVE } from "../sched";
 import type { Machine } from "../../machine/types";
 import { shareMatrix } from "../../machine/share";
 import { EventQueue } from "../../sim/event_queue";
@@ -11,8 +12,6 @@ import { bump, newCounters } from "../counters";
 import {
   CFS_POLICY,
   cfsTiming,
-  DEQUEUE_SLEEP,
-  ENQUEUE_INITIAL,
   FairClass,
   type CfsTiming,
 } from "../fair/fair";
@@ -21,7 +20,7 @@ import type { Hooks } from "../hooks";
 import { exitLatencyNs, isPolling, recordIdle, selectIdleState } from "./idle";
 import type { Policy } from "../prio";
 import { RtClass } from "../rt/rt";
-import { Rq } from "../rq";
+import { Rq } from "../sched";
 import type { DomainTree } from "../topology/sched_domain";
 import { buildSchedDomains } from "../topology/topology";
 import "../topology/hooks";
@@ -31,7 +30,7 @@ import {
   TASK_ON_RQ_MIGRATING,
   TASK_ON_RQ_QUEUED,
   TASK_RUNNING,
-} from "../task";
+} from "../sched";
 import type { MigrationReason, TraceRecord } from "../trace";
 import { completeSegment, continueTask, startSegment, stopSegment } from "./exec";
 import { schedTtwuPending, tryToWakeUp } from "./ttwu";
@@ -41,13 +40,6 @@ import { RqView, TaskView } from "../fair/lb/views";
 import { FairBalancer } from "../fair/balance";
 import type { Program } from "../ops";
 
-export const EV_RUN_DONE = 1;
-export const EV_TICK = 2;
-export const EV_WAKE_ARRIVE = 3;
-export const EV_RESCHED_IPI = 4;
-export const EV_TIMER = 5;
-export const EV_TIMER_FIRE = 6;
-export const EV_CALLBACK = 7;
 
 export interface KernelConfig {
   machine: Machine;
@@ -677,4 +669,3 @@ export class Kernel {
   }
 }
 
-export { ENQUEUE_INITIAL };

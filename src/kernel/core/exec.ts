@@ -1,12 +1,12 @@
 // Executing task programs on a CPU. A running task consumes "segments": kernel overhead
 // (syscall, copy, context switch, cache refill) followed by work. When a segment completes the
 // program's next operation runs; blocking operations put the task to sleep.
+import { EV_RUN_DONE, WF_SYNC } from "../sched";
 import type { Kernel } from "./core";
-import { EV_RUN_DONE } from "./core";
-import type { Rq } from "../rq";
-import type { Task } from "../task";
-import { TASK_DEAD, TASK_INTERRUPTIBLE } from "../task";
-import { tryToWakeUp, WF_SYNC } from "./ttwu";
+import type { Rq } from "../sched";
+import type { Task } from "../sched";
+import { TASK_DEAD, TASK_INTERRUPTIBLE } from "../sched";
+import { tryToWakeUp } from "./ttwu";
 import { POLICIES } from "../prio";
 import { changeScheduling } from "./setscheduler";
 import {
@@ -23,6 +23,7 @@ import {
   OP_WAIT,
   OP_WAKE,
   OP_YIELD,
+  type Op,
 } from "../ops";
 
 /** Longest run of zero-cost operations before we call the program broken. */
@@ -75,7 +76,8 @@ function badOp(p: Task, field: string, value: unknown, accepted: string): Error 
 export function continueTask(k: Kernel, rq: Rq, p: Task): void {
   const costs = k.machine.costs;
   for (let n = 0; n < MAX_INSTANT_OPS; n++) {
-    let op = p.op;
+    // Programs yield ops.ts's Op; the task stores them as sched.ts's TaskOp.
+    let op = p.op as Op | null;
     if (!op) {
       const r = p.iter!.next(p.opResult);
       p.opResult = undefined;
@@ -83,7 +85,7 @@ export function continueTask(k: Kernel, rq: Rq, p: Task): void {
         taskExit(k, rq, p);
         return;
       }
-      op = p.op = r.value;
+      op = p.op = r.value as Op;
     }
     switch (op.kind) {
       case OP_RUN: {

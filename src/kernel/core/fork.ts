@@ -2,15 +2,15 @@
 // stop-class kernel threads.
 import type { Kernel, SpawnSpec } from "./core";
 import type { Program, TaskApi } from "../ops";
-import { isRtPolicy } from "../prio";
-import { Task, TASK_INTERRUPTIBLE } from "../task";
+import { isRtPolicy, setSchedParams } from "../prio";
+import { Task, TASK_INTERRUPTIBLE } from "../sched";
 import { wakeUpNewTask } from "./ttwu";
 
 /** fork + wake_up_new_task of a user task. */
 export function spawnTask(k: Kernel, spec: SpawnSpec): Task {
   const policy = spec.policy ?? "normal";
   const p = createTask(k, spec.comm, spec.role ?? spec.comm, spec.program);
-  p.setScheduling(policy, spec.nice ?? 0, isRtPolicy(policy) ? (spec.rtPriority ?? 1) : 0);
+  setSchedParams(p, policy, spec.nice ?? 0, isRtPolicy(policy) ? (spec.rtPriority ?? 1) : 0);
   if (spec.cpus) p.setAffinity(spec.cpus);
   p.workingSetBytes = spec.workingSetBytes ?? 0;
   if (p.schedClass === "fair") k.fair.initTask(p);

@@ -2,7 +2,7 @@
 // the domains, push every task off it (migrate_tasks / select_fallback_rq), or bring it back.
 import type { Kernel } from "./core";
 import { schedTtwuPending, selectFallbackRq } from "./ttwu";
-import { TASK_RUNNING } from "../task";
+import { TASK_RUNNING } from "../sched";
 import { bump } from "../counters";
 
 function rebuild(k: Kernel): void {

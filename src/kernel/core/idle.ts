@@ -2,7 +2,7 @@
 // state whose target residency fits the predicted idle time; a wakeup then pays that state's
 // exit latency, unless the state polls (need_resched is noticed without an IPI).
 import type { IdleState } from "../../machine/types";
-import type { Rq } from "../rq";
+import type { Rq } from "../sched";
 
 /** Weight of the newest sample in the running prediction (update_avg-style 1/8). */
 const PREDICT_SHIFT = 3;

@@ -1,7 +1,7 @@
 // Invariants checked during and after runs.
 import type { Kernel } from "./core";
-import type { Task } from "../task";
-import { TASK_DEAD, TASK_INTERRUPTIBLE } from "../task";
+import type { Task } from "../sched";
+import { TASK_DEAD, TASK_INTERRUPTIBLE } from "../sched";
 
 /** No task is current on two CPUs or lost; every runqueue's counts agree with its classes. */
 export function checkInvariants(k: Kernel): void {

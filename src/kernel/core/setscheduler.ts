@@ -2,8 +2,8 @@
 // it so every class's accounting stays right.
 import type { Kernel } from "./core";
 import type { Policy } from "../prio";
-import { isRtPolicy } from "../prio";
-import type { Task } from "../task";
+import { isRtPolicy, setSchedParams } from "../prio";
+import type { Task } from "../sched";
 
 /** __sched_setscheduler / set_user_nice: requeue with the new class, prio and weight. */
 export function changeScheduling(
@@ -22,7 +22,7 @@ export function changeScheduling(
     if (running) k.putPrevTask(rq, p);
     k.dequeueTask(rq, p, 0);
   }
-  p.setScheduling(policy, nice, isRtPolicy(policy) ? rtPriority : 0);
+  setSchedParams(p, policy, nice, isRtPolicy(policy) ? rtPriority : 0);
   if (queued) {
     k.enqueueTask(rq, p, 0);
     // A running task is back in its class's queue; schedule() picks again right away.

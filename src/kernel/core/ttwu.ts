@@ -2,21 +2,15 @@
 // wakee on the target's wakelist (the target activates it, after an IPI unless it polls) or
 // take the target's rq lock and activate it directly.
 import type { Kernel } from "./core";
-import type { Rq } from "../rq";
-import type { Task } from "../task";
-import { TASK_RUNNING } from "../task";
-import { ENQUEUE_INITIAL, ENQUEUE_WAKEUP } from "../fair/fair";
+import type { Rq } from "../sched";
+import type { Task } from "../sched";
+import { TASK_RUNNING } from "../sched";
+import { ENQUEUE_INITIAL, ENQUEUE_WAKEUP, WF_FORK, WF_MIGRATED, WF_ON_CPU, WF_TTWU } from "../sched";
 import { bump, rqLockStat } from "../counters";
 import { defineHook } from "../hooks";
 import type { Era } from "../features";
 import "../fair/wake/select";
 
-export const WF_SYNC = 0x01;
-export const WF_FORK = 0x02;
-export const WF_MIGRATED = 0x04;
-export const WF_ON_CPU = 0x08;
-export const WF_TTWU = 0x10;
-export const WF_EXEC = 0x20;
 
 export interface TtwuQueueCondCtx {
   k: Kernel;

@@ -3,7 +3,7 @@
 // balancing before a CPU goes idle, carrying out the moves load_balance decides, and the
 // stopper that performs active balancing. The decisions themselves are in fair_lb*.ts.
 import type { Kernel } from "../core/core";
-import type { Rq } from "../rq";
+import type { Rq } from "../sched";
 import type { SchedDomain } from "../topology/sched_domain";
 import { SD_BALANCE_NEWIDLE, SD_LOAD_BALANCE, SD_SHARE_PKG_RESOURCES } from "../topology/sched_domain";
 import { activeLoadBalanceCpuStop, domainSpanning, loadBalance } from "./lb/load_balance";
@@ -18,7 +18,7 @@ import {
 import { balanceStats, bump, rqLockStat } from "../counters";
 import type { MigrationReason } from "../trace";
 import { call, wait } from "../ops";
-import { TASK_INTERRUPTIBLE } from "../task";
+import { TASK_INTERRUPTIBLE } from "../sched";
 import { tryToWakeUp } from "../core/ttwu";
 import "./lb/load_balance";
 

@@ -1,8 +1,9 @@
 // The fair class (kernel/sched/fair.c): CFS runqueue maintenance, vruntime accounting,
 // slices and preemption. The pick policy is pluggable (CFS now; EEVDF later) through FairPolicy.
+import { ENQUEUE_INITIAL, ENQUEUE_WAKEUP } from "../sched";
 import type { Kernel } from "../core/core";
-import type { CfsRq, Rq } from "../rq";
-import type { Task } from "../task";
+import type { CfsRq, Rq } from "../sched";
+import type { Task } from "../sched";
 import { NICE_0_LOAD } from "../prio";
 import { tunableScale } from "../features";
 import {
@@ -13,11 +14,6 @@ import {
   updateLoadAvg,
 } from "./pelt";
 
-export const ENQUEUE_WAKEUP = 1;
-export const ENQUEUE_MIGRATED = 2;
-export const ENQUEUE_INITIAL = 4;
-export const DEQUEUE_SLEEP = 1;
-export const DEQUEUE_MIGRATING = 2;
 
 /** calc_delta_fair: delta scaled by NICE_0_LOAD / weight (integer, as __calc_delta truncates). */
 export function calcDeltaFair(delta: number, weight: number): number {

@@ -6,8 +6,17 @@ export const LOAD_AVG_PERIOD = 32;
 export const LOAD_AVG_MAX = 47742;
 /** LOAD_AVG_MAX * y == LOAD_AVG_MAX - 1024: the smallest divider (pelt.h). */
 export const PELT_MIN_DIVIDER = LOAD_AVG_MAX - 1024;
-export const SCHED_CAPACITY_SHIFT = 10;
-export const SCHED_CAPACITY_SCALE = 1 << SCHED_CAPACITY_SHIFT;
+import {
+  createPeltRemoved,
+  createSchedAvg,
+  SCHED_CAPACITY_SCALE,
+  SCHED_CAPACITY_SHIFT,
+  type PeltRemoved,
+  type SchedAvg,
+} from "../sched";
+
+export { SCHED_CAPACITY_SCALE, SCHED_CAPACITY_SHIFT, createSchedAvg, createPeltRemoved } from "../sched";
+export type { SchedAvg, PeltRemoved } from "../sched";
 
 /** runnable_avg_yN_inv[n] = y^n * 2^32 with y^32 = 0.5 (sched-pelt.h, generated). */
 export const runnable_avg_yN_inv: readonly number[] = [
@@ -16,31 +25,6 @@ export const runnable_avg_yN_inv: readonly number[] = [
   0xb504f333, 0xb123f581, 0xad583ee9, 0xa9a15ab4, 0xa5fed6a9, 0xa2704302, 0x9ef5325f, 0x9b8d39b9,
   0x9837f050, 0x94f4efa8, 0x91c3d373, 0x8ea4398a, 0x8b95c1e3, 0x88980e80, 0x85aac367, 0x82cd8698,
 ];
-
-/** struct sched_avg. Sums and averages are integers, as in the kernel. */
-export interface SchedAvg {
-  lastUpdateTime: number; // ns; 0 = not attached (new or just migrated)
-  loadSum: number;
-  runnableSum: number;
-  utilSum: number;
-  periodContrib: number; // 1024-ns units already accrued in the current period
-  loadAvg: number;
-  runnableAvg: number;
-  utilAvg: number;
-}
-
-export function createSchedAvg(): SchedAvg {
-  return {
-    lastUpdateTime: 0,
-    loadSum: 0,
-    runnableSum: 0,
-    utilSum: 0,
-    periodContrib: 0,
-    loadAvg: 0,
-    runnableAvg: 0,
-    utilAvg: 0,
-  };
-}
 
 const TWO32 = 4294967296;
 
@@ -156,13 +140,6 @@ export interface PeltEntity {
 }
 
 /** cfs_rq->removed: contributions of tasks that left while blocked, applied at the next update. */
-export interface PeltRemoved {
-  nr: number;
-  loadAvg: number;
-  utilAvg: number;
-  runnableAvg: number;
-}
-
 /** The part of a cfs_rq PELT needs. Structural: the core's CfsRq can carry these fields. */
 export interface PeltCfsRq {
   avg: SchedAvg;
@@ -173,10 +150,6 @@ export interface PeltCfsRq {
   hNrRunning: number;
   /** cfs_rq->curr (non-null while a task of this cfs_rq runs). */
   curr: unknown | null;
-}
-
-export function createPeltRemoved(): PeltRemoved {
-  return { nr: 0, loadAvg: 0, utilAvg: 0, runnableAvg: 0 };
 }
 
 /** __update_load_avg_blocked_se: decay a sleeping entity (e.g. before reading its util). */

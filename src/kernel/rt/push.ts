@@ -8,9 +8,9 @@
 //   rt_pull        source rq locks taken by pull
 //   rt_push_local  our own rq lock retaken by post_schedule (<= 5.6) or the push irq_work
 import type { Kernel } from "../core/core";
-import type { Rq } from "../rq";
-import type { ClassName, Task } from "../task";
-import { TASK_ON_RQ_QUEUED } from "../task";
+import type { Rq } from "../sched";
+import type { ClassName, Task } from "../sched";
+import { TASK_ON_RQ_QUEUED } from "../sched";
 import { bump } from "../counters";
 import { lockRq } from "../core/ttwu";
 import { CPUPRI_INVALID, MAX_PRIO } from "./cpupri";

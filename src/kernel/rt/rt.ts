@@ -4,8 +4,8 @@
 // enqueue/dequeue as inc_rt_prio/dec_rt_prio do. Wakeup placement and find_lowest_rq are in
 // rt_select.ts; push, pull and RT_PUSH_IPI in rt_push.ts. RT throttling is not modelled.
 import type { Kernel } from "../core/core";
-import type { Rq } from "../rq";
-import type { ClassName, Task } from "../task";
+import type { Rq } from "../sched";
+import type { ClassName, Task } from "../sched";
 import { MAX_RT_PRIO } from "../prio";
 import { CpuPri, CPUPRI_INVALID, cpupriNumbering, rqCpupriPrio, type CpupriTask } from "./cpupri";
 import {

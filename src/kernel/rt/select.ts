@@ -6,9 +6,10 @@
 // rq lock contention by eliminating locking of non-feasible target") added "only if p outranks
 // the target's highest_prio.curr" to select_task_rq_rt and find_lock_lowest_rq: the hook
 // "rt.target_feasible", absent (always true) in the 2.6.29 and 3.19 baselines.
+import { WF_FORK, WF_TTWU } from "../sched";
 import type { Kernel } from "../core/core";
-import type { Rq } from "../rq";
-import type { Task } from "../task";
+import type { Rq } from "../sched";
+import type { Task } from "../sched";
 import type { Era } from "../features";
 import { ERAS } from "../features";
 import { defineHook } from "../hooks";
@@ -16,8 +17,6 @@ import { bump } from "../counters";
 import { MAX_RT_PRIO } from "../prio";
 import { SD_WAKE_AFFINE } from "../topology/sched_domain";
 
-const WF_FORK = 0x02;
-const WF_TTWU = 0x10;
 
 export function eraAtLeast(era: Era, since: Era): boolean {
   return ERAS.indexOf(era) >= ERAS.indexOf(since);

@@ -6,6 +6,7 @@
 // one-CPU span), groups and group capacities are computed on that hierarchy, and only then are
 // degenerate domains removed per CPU. The order matters: 2.6.29's group power looks at the
 // *pre-degeneration* child domain (kernel-mechanisms.md 3.1).
+import { SCHED_CAPACITY_SCALE } from "../sched";
 import type { Machine } from "../../machine/types";
 import type { Era } from "../features";
 import {
@@ -31,7 +32,6 @@ import {
   type SdLevel,
 } from "./sched_domain";
 
-export const SCHED_CAPACITY_SCALE = 1024;
 /** sd->smt_gain in 3.x/4.x: a 2-thread core is worth ~1.15 CPUs (removed in 5.x). */
 export const SMT_GAIN = 1178;
 /** RECLAIM_DISTANCE / node_reclaim_distance: NUMA levels beyond it lose EXEC/FORK/WAKE_AFFINE. */

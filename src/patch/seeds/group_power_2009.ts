@@ -4,7 +4,7 @@
 // value only for the bottom level and sums the child's groups everywhere else, so a 2-CPU
 // package is worth 2048 against a lone CPU's 1024.
 import { patch } from "../patch";
-import { SCHED_CAPACITY_SCALE } from "../../kernel/topology/topology";
+import { SCHED_CAPACITY_SCALE } from "../../kernel/sched";
 import "../../kernel/topology/hooks"; // defines the hook this patch replaces
 
 export const groupPower2009 = patch("group-power-2009", {

@@ -1,4 +1,5 @@
 // select_task_rq_fair per era, on hand-built situations through a real Kernel.
+import { WF_TTWU } from "../../../src/kernel/sched";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { buildKernel } from "../../../src/experiment/run";
@@ -6,14 +7,13 @@ import { preset } from "../../../src/machine/presets";
 import { fork, recv, run, send, wait, wake } from "../../../src/kernel/ops";
 import type { Era } from "../../../src/kernel/features";
 import type { Kernel } from "../../../src/kernel/core/core";
-import type { Task } from "../../../src/kernel/task";
+import type { Task } from "../../../src/kernel/sched";
 import { idleCpu, wakeState } from "../../../src/kernel/fair/wake/select";
 import { groupPower2009 } from "../../../src/patch/seeds/group_power_2009";
 import { patch, type Patch } from "../../../src/patch/patch";
 import { Channel } from "../../../src/kernel/channel";
 import { SD_WAKE_AFFINE } from "../../../src/kernel/topology/sched_domain";
 
-const WF_TTWU = 0x10;
 
 function kernel(
   machine: string,

@@ -7,7 +7,7 @@ import { buildKernel, patch, preset } from "../../../src/index";
 import type { Era, Patch } from "../../../src/index";
 import { run, sleep } from "../../../src/kernel/ops";
 import type { Kernel } from "../../../src/kernel/core/core";
-import type { Task } from "../../../src/kernel/task";
+import type { Task } from "../../../src/kernel/sched";
 import { pushRtTask, pushRtTasks, RT_MAX_TRIES } from "../../../src/kernel/rt/push";
 
 const MS = 1_000_000;

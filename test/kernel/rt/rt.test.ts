@@ -6,7 +6,7 @@ import { buildKernel, preset } from "../../../src/index";
 import type { Era } from "../../../src/index";
 import { run, sleep } from "../../../src/kernel/ops";
 import type { Kernel } from "../../../src/kernel/core/core";
-import type { Task } from "../../../src/kernel/task";
+import type { Task } from "../../../src/kernel/sched";
 import { convertPrio, rqCpupriPrio } from "../../../src/kernel/rt/cpupri";
 import { MAX_RT_PRIO } from "../../../src/kernel/prio";
 import { findLowestRq } from "../../../src/kernel/rt/select";

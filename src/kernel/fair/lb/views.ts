@@ -1,8 +1,8 @@
 // The balancer's views (LbRq, LbTask) over the core's runqueues and tasks. They read live
 // state through getters, so one view object per rq/task serves every balance pass.
 import type { Kernel } from "../../core/core";
-import type { Rq } from "../../rq";
-import type { Task } from "../../task";
+import type { Rq } from "../../sched";
+import type { Task } from "../../sched";
 import type { LbRq, LbTask } from "./types";
 import { updateCfsRqLoadAvg } from "../pelt";
 

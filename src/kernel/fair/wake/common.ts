@@ -3,9 +3,10 @@
 // avg_scan_cost, has_idle_cores, nr_idle_scan), idle_cpu() per era, cpus_share_cache, the SMT
 // masks, and the placement counters. The era paths are fair_wake_2629.ts, fair_wake_48.ts and
 // fair_wake_5x.ts; the slow path (find_idlest_group / find_idlest_cpu) is fair_wake_idlest.ts.
+import { WF_EXEC, WF_FORK } from "../../sched";
 import type { Kernel } from "../../core/core";
-import type { Rq } from "../../rq";
-import type { Task } from "../../task";
+import type { Rq } from "../../sched";
+import type { Task } from "../../sched";
 import type { SchedDomain, SchedGroup } from "../../topology/sched_domain";
 import { SD_BALANCE_EXEC, SD_BALANCE_FORK, SD_BALANCE_WAKE } from "../../topology/sched_domain";
 import type { DomainTree } from "../../topology/sched_domain";
@@ -14,10 +15,6 @@ import { bump } from "../../counters";
 import type { HookTypes } from "../../hooks";
 
 // Wake flags as ttwu.ts defines them (duplicated to keep this module free of an import cycle).
-export const WF_SYNC = 0x01;
-export const WF_FORK = 0x02;
-export const WF_TTWU = 0x10;
-export const WF_EXEC = 0x20;
 
 export interface SelectTaskRqCtx {
   k: Kernel;

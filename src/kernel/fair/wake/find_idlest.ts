@@ -8,8 +8,9 @@
 //          idle CPU in the shallowest idle state, most recently idled.
 //   5.5+ fair.c (Vincent Guittot's rework): update_sg_wakeup_stats, group_type classification,
 //          update_pick_idlest, the NUMA rules, find_idlest_group_cpu.
+import { SCHED_CAPACITY_SCALE } from "../../sched";
 import type { Kernel } from "../../core/core";
-import type { Task } from "../../task";
+import type { Task } from "../../sched";
 import type { SchedDomain, SchedGroup } from "../../topology/sched_domain";
 import { SD_BALANCE_WAKE, SD_NUMA, SD_POWERSAVINGS_BALANCE } from "../../topology/sched_domain";
 import { sourceLoad, targetLoad } from "../cpu_load";
@@ -23,7 +24,6 @@ import {
   type FindIdlestGroupCtx,
 } from "./common";
 
-const SCHED_CAPACITY_SCALE = 1024;
 /** 2.6.29 has no LB_BIAS switch: source/target_load always bias with cpu_load[]. */
 const ALWAYS_BIAS = { LB_BIAS: true };
 

@@ -8,6 +8,7 @@
 // The era code: fair_wake_2629.ts, fair_wake_48.ts (also 3.19), fair_wake_5x.ts (5.6, 5.19,
 // 6.19), the slow path fair_wake_idlest.ts, shared state and helpers fair_wake_common.ts.
 // Every decision is counted in counters.wakePlacement (see countWakePlacement).
+import { WF_FORK } from "../../sched";
 import type { Era } from "../../features";
 import { defineHook } from "../../hooks";
 import { selectTaskRqFair2629, wakeAffine2629, wakeIdle2629 } from "./v2629";
@@ -38,7 +39,7 @@ function family(era: Era): Family {
  */
 export function simpleSelectTaskRqFair(ctx: SelectTaskRqCtx): number {
   const { k, p, prevCpu, wakeFlags } = ctx;
-  if (wakeFlags & 0x02) {
+  if (wakeFlags & WF_FORK) {
     let best = -1;
     let bestNr = Infinity;
     let bestLoad = Infinity;

@@ -10,8 +10,9 @@
 //   - SD_WAKE_BALANCE passive balancing: this_cpu if prev is loaded beyond imbalance_pct/2;
 //   - otherwise wake_idle(prev): with SD_WAKE_IDLE domains, the first idle CPU of the span.
 // No select_idle_sibling, no wake_wide, no wakelist in this era.
+import { WF_SYNC } from "../../sched";
 import type { Kernel } from "../../core/core";
-import type { Task } from "../../task";
+import type { Task } from "../../sched";
 import type { SchedDomain } from "../../topology/sched_domain";
 import { SD_BALANCE_WAKE, SD_WAKE_AFFINE, SD_WAKE_BALANCE, SD_WAKE_IDLE } from "../../topology/sched_domain";
 import { sourceLoad, targetLoad } from "../cpu_load";
@@ -25,7 +26,6 @@ import {
   sdFlagOf,
   spanHas,
   wakeState,
-  WF_SYNC,
   type SelectIdleSiblingCtx,
   type SelectTaskRqCtx,
   type WakeAffineCtx,

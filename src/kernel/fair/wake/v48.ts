@@ -13,6 +13,7 @@
 //   5. select_idle_sibling(p, target) of 4.8: target if idle; prev if idle and cache-affine;
 //      else a group of sd_llc (or a lower domain) whose CPUs are all idle (none of them target).
 // Forks/execs (and wakeups on SD_BALANCE_WAKE domains): find_idlest_group / find_idlest_cpu.
+import { WF_SYNC } from "../../sched";
 import { SD_BALANCE_WAKE, SD_LOAD_BALANCE, SD_WAKE_AFFINE, type SchedDomain } from "../../topology/sched_domain";
 import { sourceLoad, targetLoad } from "../cpu_load";
 import {
@@ -25,7 +26,6 @@ import {
   sdFlagOf,
   spanHas,
   wakeState,
-  WF_SYNC,
   type SelectIdleSiblingCtx,
   type SelectTaskRqCtx,
   type WakeAffineCtx,

@@ -29,10 +29,12 @@
 //   that finds no idle core, as in the kernel (see WakeState).
 // - Not modelled: EAS, asymmetric capacity, per-CPU kthread stacking, clusters, core scheduling
 //   cookies, delayed dequeue, PF_EXITING.
-import type { Task } from "../../task";
+import { SCHED_CAPACITY_SCALE } from "../../sched";
+import { WF_FORK, WF_SYNC } from "../../sched";
+import type { Task } from "../../sched";
 import { SD_BALANCE_WAKE, SD_LOAD_BALANCE, SD_WAKE_AFFINE, type SchedDomain } from "../../topology/sched_domain";
 import type { Kernel } from "../../core/core";
-import type { Rq } from "../../rq";
+import type { Rq } from "../../sched";
 import {
   countIdlestPlacement,
   countWakePlacement,
@@ -46,8 +48,6 @@ import {
   updateAvg,
   wakeState,
   wrapStart,
-  WF_FORK,
-  WF_SYNC,
   type SelectIdleSiblingCtx,
   type SelectTaskRqCtx,
   type WakeAffineCtx,
@@ -56,7 +56,6 @@ import {
 import { findIdlestCpu5x } from "./find_idlest";
 
 const INT_MAX = 0x7fffffff;
-const SCHED_CAPACITY_SCALE = 1024;
 
 const isLate = (k: Kernel): boolean => k.era === "5.19" || k.era === "6.19";
 
