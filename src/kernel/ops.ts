@@ -114,6 +114,19 @@ export const call = (fn: () => void): Op => mk("call", (o) => (o.fn = fn));
 export const fork = (child: ForkSpec): Op => mk("fork", (o) => (o.child = child));
 export const exit = (): Op => new Op("exit");
 
+export interface SpawnSpec {
+  comm: string;
+  role?: string;
+  program: Program;
+  policy?: Policy;
+  nice?: number;
+  rtPriority?: number;
+  cpus?: number[];
+  /** Start on this CPU instead of fork placement. */
+  cpu?: number;
+  workingSetBytes?: number;
+}
+
 /** What a forked child is. */
 export interface ForkSpec {
   comm: string;

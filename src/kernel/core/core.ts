@@ -1,44 +1,47 @@
 // kernel/sched/core.c: runqueues, activate/deactivate, schedule() and the context switch, the
-// scheduler tick, resched IPIs, and the event loop that drives them. Wakeups live in ttwu.ts and
-// the execution of task programs in exec.ts.
-import { DEQUEUE_SLEEP, ENQUEUE_INITIAL, EV_CALLBACK, EV_RESCHED_IPI, EV_RUN_DONE, EV_TICK, EV_TIMER, EV_TIMER_FIRE, EV_WAKE_ARRIVE } from "../sched";
-import type { Machine } from "../../machine/types";
-import { shareMatrix } from "../../machine/share";
-import { EventQueue } from "../../sim/event_queue";
-import { RandomSource } from "../../sim/random";
-import type { SchedCounters } from "../../experiment/types";
-import { CacheModel } from "../cache";
-import { bump, newCounters } from "../counters";
+// scheduler tick and resched IPIs. Core reaches a class only through its struct sched_class ops
+// (sched.ts). Wakeups live in ttwu.ts, the execution of task programs in exec.ts, the event loop
+// in events.ts.
 import {
-  CFS_POLICY,
-  cfsTiming,
-  FairClass,
   type CfsTiming,
-} from "../fair/fair";
-import type { Era, Features, Tunables } from "../features";
-import type { Hooks } from "../hooks";
-import { exitLatencyNs, isPolling, recordIdle, selectIdleState } from "./idle";
-import type { Policy } from "../prio";
-import { RtClass } from "../rt/rt";
-import { Rq } from "../sched";
-import type { DomainTree } from "../topology/sched_domain";
-import { buildSchedDomains } from "../topology/topology";
-import "../topology/hooks";
-import {
+  DEQUEUE_SLEEP,
+  EV_RESCHED_IPI,
+  EV_TICK,
+  EV_WAKE_ARRIVE,
+  Rq,
+  type SchedClass,
   type Task,
   TASK_DEAD,
   TASK_ON_RQ_MIGRATING,
   TASK_ON_RQ_QUEUED,
   TASK_RUNNING,
 } from "../sched";
+import type { Machine } from "../../machine/types";
+import { shareMatrix } from "../../machine/share";
+import { EventQueue } from "../../sim/event_queue";
+import { RandomSource } from "../../sim/random";
+import type { SchedCounters } from "../counters";
+import { CacheModel } from "../cache";
+import { bump, newCounters } from "../counters";
+import { CFS_POLICY, cfsTiming, FairClass } from "../fair/fair";
+import type { Era, Features, Tunables } from "../features";
+import type { Hooks } from "../hooks";
+import { exitLatencyNs, isPolling, recordIdle, selectIdleState } from "./idle";
+import type { Policy } from "../prio";
+import { RtClass } from "../rt/rt";
+import type { DomainTree } from "../topology/sched_domain";
+import { buildSchedDomains } from "../topology/topology";
+import "../topology/hooks";
 import type { MigrationReason, TraceRecord } from "../trace";
-import { completeSegment, continueTask, startSegment, stopSegment } from "./exec";
-import { schedTtwuPending, tryToWakeUp } from "./ttwu";
+import { continueTask, startSegment, stopSegment } from "./exec";
 import { spawnKernelThread, spawnTask } from "./fork";
 import { checkInvariants } from "./invariants";
 import { RqView, TaskView } from "../fair/lb/views";
 import { FairBalancer } from "../fair/balance";
-import type { Program } from "../ops";
+import type { Program, SpawnSpec } from "../ops";
+import type { SchedCore } from "./api";
+import { armTimer, at, runUntil } from "./events";
+import { IdleClass, StopClass } from "./stop_task";
 
 
 export interface KernelConfig {
@@ -53,20 +56,9 @@ export interface KernelConfig {
   trace?: boolean;
 }
 
-export interface SpawnSpec {
-  comm: string;
-  role?: string;
-  program: Program;
-  policy?: Policy;
-  nice?: number;
-  rtPriority?: number;
-  cpus?: number[];
-  /** Start on this CPU instead of fork placement. */
-  cpu?: number;
-  workingSetBytes?: number;
-}
+export type { SpawnSpec } from "../ops";
 
-export class Kernel {
+export class Kernel implements SchedCore {
   now = 0;
   readonly eq = new EventQueue(4096);
   readonly machine: Machine;
@@ -79,8 +71,12 @@ export class Kernel {
   readonly counters: SchedCounters = newCounters();
   readonly random: RandomSource;
   readonly cache: CacheModel;
-  readonly fair: FairClass;
+  readonly stop: StopClass;
   readonly rt: RtClass;
+  readonly fair: FairClass;
+  readonly idle: IdleClass;
+  /** The classes in priority order, as for_each_class walks them. */
+  readonly classes: readonly SchedClass[];
   domains: DomainTree;
   cfsTiming: CfsTiming;
   readonly tickNs: number;
@@ -96,7 +92,7 @@ export class Kernel {
   readonly tickHooks: Array<(rq: Rq) => void> = [];
   /** Called when a CPU is about to go idle (newidle balance goes here); may enqueue work. */
   readonly newIdleHooks: Array<(rq: Rq) => void> = [];
-  private readonly callbacks: Array<(() => void) | null> = [];
+  readonly callbacks: Array<(() => void) | null> = [];
   private readonly rqViews: RqView[];
   private readonly taskViews = new Map<Task, TaskView>();
   readonly balancer: FairBalancer;
@@ -120,9 +116,12 @@ export class Kernel {
       rq.cpuCapacity = rq.cpuCapacityOrig = cfg.machine.cpus[i].capacity;
     }
     this.cache = new CacheModel(cfg.machine, shareMatrix(cfg.machine));
+    this.stop = new StopClass(this, (rq) => this.reschedCurr(rq));
     this.fair = new FairClass(this);
     this.fair.policy = CFS_POLICY;
     this.rt = new RtClass(this);
+    this.idle = new IdleClass(this);
+    this.classes = [this.stop, this.rt, this.fair, this.idle];
     this.idleStates = cfg.machine.idleStates;
     this.domains = this.buildDomains();
     this.cfsTiming = cfsTiming(this);
@@ -205,17 +204,29 @@ export class Kernel {
 
   // ---------------------------------------------------------------- class dispatch
 
+  /** p->sched_class. */
+  classFor(p: Task): SchedClass {
+    switch (p.schedClass) {
+      case "fair":
+        return this.fair;
+      case "rt":
+        return this.rt;
+      case "stop":
+        return this.stop;
+      default:
+        return this.idle;
+    }
+  }
+
+  /** enqueue_task */
   enqueueTask(rq: Rq, p: Task, flags: number): void {
-    if (p.schedClass === "fair") this.fair.enqueueTask(rq, p, flags);
-    else if (p.schedClass === "rt") this.rt.enqueueTask(rq, p);
-    else if (p.schedClass === "stop") rq.stopQueued = true;
+    this.classFor(p).enqueueTask(rq, p, flags);
     if (++rq.nrRunning === 2) this.nrOverloaded++;
   }
 
+  /** dequeue_task */
   dequeueTask(rq: Rq, p: Task, flags: number): void {
-    if (p.schedClass === "fair") this.fair.dequeueTask(rq, p, flags);
-    else if (p.schedClass === "rt") this.rt.dequeueTask(rq, p);
-    else if (p.schedClass === "stop") rq.stopQueued = false;
+    this.classFor(p).dequeueTask(rq, p, flags);
     if (rq.nrRunning-- === 2) this.nrOverloaded--;
   }
 
@@ -232,15 +243,9 @@ export class Kernel {
     p.onRq = 0;
   }
 
+  /** check_preempt_curr: each class decides against a curr of its own or a lower class. */
   checkPreemptCurr(rq: Rq, p: Task): void {
-    const curr = rq.curr;
-    if (p.schedClass === "stop") {
-      this.reschedCurr(rq);
-    } else if (p.schedClass === "rt") {
-      this.rt.checkPreemptCurr(rq, p);
-    } else if (p.schedClass === "fair") {
-      if (!curr || curr.schedClass === "fair") this.fair.checkPreemptCurr(rq, p);
-    }
+    this.classFor(p).checkPreemptCurr(rq, p);
   }
 
   /**
@@ -250,8 +255,12 @@ export class Kernel {
   setTaskCpu(p: Task, cpu: number, reason: MigrationReason): void {
     const from = p.cpu;
     if (from === cpu) return;
-    if (p.schedClass === "fair")
-      this.fair.migrateTaskRq(p, this.rqs[from], this.rqs[cpu], p.onRq === TASK_ON_RQ_MIGRATING);
+    this.classFor(p).migrateTaskRq?.(
+      p,
+      this.rqs[from],
+      this.rqs[cpu],
+      p.onRq === TASK_ON_RQ_MIGRATING,
+    );
     p.cpu = cpu;
     p.stats.migrations++;
     bump(this.counters.migrations, reason);
@@ -319,26 +328,19 @@ export class Kernel {
 
   // ---------------------------------------------------------------- schedule()
 
+  /** pick_next_task: the first class, highest first, that has a task (for_each_class). */
   private pickNextTask(rq: Rq): Task | null {
-    if (rq.stopQueued && rq.stop) {
-      rq.stop.se.execStart = this.now;
-      return rq.stop;
-    }
-    if (rq.rt.rtNrRunning > 0) {
-      const p = this.rt.pickNextTask(rq);
+    const classes = this.classes;
+    for (let i = 0; i < classes.length; i++) {
+      const p = classes[i].pickNextTask(rq);
       if (p) return p;
     }
-    return this.fair.pickNextTask(rq);
+    return null;
   }
 
   /** put_prev_task of prev's class. */
   putPrevTask(rq: Rq, prev: Task): void {
-    if (prev.schedClass === "fair") this.fair.putPrevTask(rq, prev);
-    else if (prev.schedClass === "rt") this.rt.putPrevTask(rq, prev);
-    else {
-      prev.se.sumExecRuntime += this.now - prev.se.execStart;
-      prev.se.execStart = this.now;
-    }
+    this.classFor(prev).putPrevTask(rq, prev);
   }
 
   /** __schedule(): deactivate a blocking prev, pick the next task, switch to it. */
@@ -471,22 +473,17 @@ export class Kernel {
   }
 
   /** scheduler_tick */
-  private schedulerTick(rq: Rq): void {
+  schedulerTick(rq: Rq): void {
     const curr = rq.curr;
-    if (curr) {
-      if (curr.schedClass === "fair") this.fair.taskTick(rq, curr);
-      else if (curr.schedClass === "rt") this.rt.taskTick(rq, curr);
-    }
+    if (curr) this.classFor(curr).taskTick(rq, curr);
     for (const h of this.tickHooks) h(rq);
   }
 
-  // ---------------------------------------------------------------- callbacks and the event loop
+  // ---------------------------------------------------------------- events (events.ts)
 
   /** Runs fn at simulated time t (workload samplers, hotplug, ...). */
   at(t: number, fn: () => void): void {
-    if (!(t >= this.now)) throw new Error(`at: time ${t} is in the past (now ${this.now})`);
-    this.callbacks.push(fn);
-    this.eq.push(t, EV_CALLBACK, this.callbacks.length - 1, 0);
+    at(this, t, fn);
   }
 
   /** An IPI to `rq` whose handler runs fn on that CPU (smp_call_function_single). */
@@ -504,101 +501,12 @@ export class Kernel {
 
   /** Arms a sleep timer for p. */
   armTimer(p: Task, expires: number): void {
-    p.timerGen++;
-    this.eq.push(expires, EV_TIMER, p.pid, p.timerGen);
+    armTimer(this, p, expires);
   }
 
   /** Processes events up to and including time `until`, then stops the clock there. */
   runUntil(until: number): void {
-    const eq = this.eq;
-    while (eq.length > 0 && eq.peekTime() <= until) {
-      eq.pop();
-      this.now = eq.popTime;
-      this.events++;
-      this.dispatch(eq.popKind, eq.popA, eq.popB);
-    }
-    this.now = until;
-  }
-
-  private dispatch(kind: number, a: number, b: number): void {
-    switch (kind) {
-      case EV_RUN_DONE: {
-        const rq = this.rqs[a];
-        if (b !== rq.runGen || !rq.curr) return this.stale();
-        this.thisCpu = a;
-        const p = rq.curr;
-        stopSegment(this, rq, p);
-        completeSegment(p);
-        continueTask(this, rq, p);
-        this.finish(rq);
-        return;
-      }
-      case EV_TICK: {
-        const rq = this.rqs[a];
-        rq.tickEventAt = -1;
-        if (!rq.tickRunning) return this.stale();
-        this.thisCpu = a;
-        this.schedulerTick(rq);
-        if (rq.tickRunning) {
-          rq.tickEventAt = this.now + this.tickNs;
-          this.eq.push(rq.tickEventAt, EV_TICK, a, 0);
-        }
-        this.finish(rq);
-        return;
-      }
-      case EV_RESCHED_IPI: {
-        const rq = this.rqs[a];
-        if (b === 1) {
-          rq.reschedIpiPending = false;
-          rq.ipisReceived++;
-        }
-        this.thisCpu = a;
-        this.finish(rq);
-        return;
-      }
-      case EV_WAKE_ARRIVE: {
-        const rq = this.rqs[a];
-        if (b === 1) rq.ipisReceived++;
-        this.thisCpu = a;
-        schedTtwuPending(this, rq);
-        this.finish(rq);
-        return;
-      }
-      case EV_TIMER: {
-        const p = this.tasks[a - 1];
-        if (b !== p.timerGen) return this.stale();
-        // The timer interrupt on an idle CPU first has to bring the CPU out of its idle state.
-        const lat = exitLatencyNs(this.idleStates, this.rqs[p.cpu]);
-        if (lat > 0) this.eq.push(this.now + lat, EV_TIMER_FIRE, a, b);
-        else this.timerFire(p);
-        return;
-      }
-      case EV_TIMER_FIRE: {
-        const p = this.tasks[a - 1];
-        if (b !== p.timerGen) return this.stale();
-        this.timerFire(p);
-        return;
-      }
-      case EV_CALLBACK: {
-        const fn = this.callbacks[a];
-        this.callbacks[a] = null;
-        this.thisCpu = -1;
-        if (fn) fn();
-        return;
-      }
-    }
-  }
-
-  /** A cancelled event popped: it does not count as processed. */
-  private stale(): void {
-    this.events--;
-  }
-
-  private timerFire(p: Task): void {
-    const rq = this.rqs[p.cpu];
-    this.thisCpu = p.cpu;
-    tryToWakeUp(this, p, 0, p.cpu, null);
-    this.finish(rq);
+    runUntil(this, until);
   }
 
   /** After handling an event on a CPU: charge kernel work to its task, reschedule if asked. */
@@ -650,12 +558,7 @@ export class Kernel {
         continue;
       }
       if (rq.curr) {
-        if (rq.curr.schedClass === "fair") this.fair.updateCurr(rq);
-        else if (rq.curr.schedClass === "rt") this.rt.updateCurr(rq);
-        else {
-          rq.curr.se.sumExecRuntime += this.now - rq.curr.se.execStart;
-          rq.curr.se.execStart = this.now;
-        }
+        this.classFor(rq.curr).updateCurr(rq);
       } else {
         rq.idleNs += this.now - rq.idleSince;
         rq.idleSince = this.now;

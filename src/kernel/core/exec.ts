@@ -2,7 +2,7 @@
 // (syscall, copy, context switch, cache refill) followed by work. When a segment completes the
 // program's next operation runs; blocking operations put the task to sleep.
 import { EV_RUN_DONE, WF_SYNC } from "../sched";
-import type { Kernel } from "./core";
+import type { SchedCore } from "./api";
 import type { Rq } from "../sched";
 import type { Task } from "../sched";
 import { TASK_DEAD, TASK_INTERRUPTIBLE } from "../sched";
@@ -29,7 +29,7 @@ import {
 /** Longest run of zero-cost operations before we call the program broken. */
 const MAX_INSTANT_OPS = 100_000;
 
-export function startSegment(k: Kernel, rq: Rq, p: Task): void {
+export function startSegment(k: SchedCore, rq: Rq, p: Task): void {
   p.segStartedAt = k.now;
   rq.runGen++;
   const t = p.segOverheadNs + p.segWorkNs / k.speed(rq.cpu);
@@ -38,7 +38,7 @@ export function startSegment(k: Kernel, rq: Rq, p: Task): void {
 }
 
 /** Accounts the progress of the running segment up to now and cancels its completion event. */
-export function stopSegment(k: Kernel, rq: Rq, p: Task): void {
+export function stopSegment(k: SchedCore, rq: Rq, p: Task): void {
   rq.runGen++;
   const elapsed = k.now - p.segStartedAt;
   p.segStartedAt = k.now;
@@ -59,7 +59,7 @@ export function completeSegment(p: Task): void {
   p.segOverheadNs = 0;
 }
 
-function block(k: Kernel, rq: Rq, p: Task): void {
+function block(k: SchedCore, rq: Rq, p: Task): void {
   p.state = TASK_INTERRUPTIBLE;
   p.lastStateChange = k.now;
   rq.needResched = true;
@@ -73,7 +73,7 @@ function badOp(p: Task, field: string, value: unknown, accepted: string): Error 
  * Runs the program of the current task `p` on `rq` until it starts a timed segment, blocks,
  * yields or exits. Kernel costs incurred on the way (k.chargeNs) become segment overhead.
  */
-export function continueTask(k: Kernel, rq: Rq, p: Task): void {
+export function continueTask(k: SchedCore, rq: Rq, p: Task): void {
   const costs = k.machine.costs;
   for (let n = 0; n < MAX_INSTANT_OPS; n++) {
     // Programs yield ops.ts's Op; the task stores them as sched.ts's TaskOp.
@@ -150,8 +150,7 @@ export function continueTask(k: Kernel, rq: Rq, p: Task): void {
       }
       case OP_YIELD: {
         p.op = null;
-        if (p.schedClass === "fair") k.fair.yieldTask(rq, p);
-        else if (p.schedClass === "rt") k.rt.yieldTask(rq, p);
+        k.classFor(p).yieldTask?.(rq, p);
         p.segOverheadNs += costs.syscallNs;
         rq.needResched = true;
         return begin(k, rq, p);
@@ -220,7 +219,7 @@ export function continueTask(k: Kernel, rq: Rq, p: Task): void {
 }
 
 /** Folds kernel work charged so far into the segment and starts it. */
-function begin(k: Kernel, rq: Rq, p: Task): void {
+function begin(k: SchedCore, rq: Rq, p: Task): void {
   if (k.chargeNs > 0) {
     p.segOverheadNs += k.chargeNs;
     k.chargeNs = 0;
@@ -228,7 +227,7 @@ function begin(k: Kernel, rq: Rq, p: Task): void {
   startSegment(k, rq, p);
 }
 
-function taskExit(_k: Kernel, rq: Rq, p: Task): void {
+function taskExit(_k: SchedCore, rq: Rq, p: Task): void {
   p.state = TASK_DEAD;
   p.iter = null;
   rq.needResched = true;

@@ -1,25 +1,25 @@
 // CPU hotplug at run time (echo 0/1 > /sys/devices/system/cpu/cpuN/online): take a CPU out of
 // the domains, push every task off it (migrate_tasks / select_fallback_rq), or bring it back.
-import type { Kernel } from "./core";
+import type { SchedCore } from "./api";
 import { schedTtwuPending, selectFallbackRq } from "./ttwu";
 import { TASK_RUNNING } from "../sched";
 import { bump } from "../counters";
 
-function rebuild(k: Kernel): void {
+function rebuild(k: SchedCore): void {
   k.domains = k.buildDomains();
   const now = k.now;
   for (const doms of k.domains.domains) for (const sd of doms) sd.lastBalance = now;
 }
 
 /** Takes `cpu` offline: rebuild the domains without it, then move its tasks elsewhere. */
-export function cpuDown(k: Kernel, cpu: number): void {
+export function cpuDown(k: SchedCore, cpu: number): void {
   const rq = k.rqs[cpu];
   if (!rq)
     throw new Error(`hotplug: cpu must be an integer from 0 to ${k.rqs.length - 1} (got ${cpu})`);
   if (!rq.online) return;
   if (k.onlineCount() === 1) throw new Error(`hotplug: cpu${cpu} is the last online CPU`);
   rq.online = false;
-  k.rt.rqOffline(rq);
+  for (const c of k.classes) c.rqOffline?.(rq);
   rebuild(k);
   const prevCpu = k.thisCpu;
   k.thisCpu = cpu;
@@ -53,13 +53,13 @@ export function cpuDown(k: Kernel, cpu: number): void {
 }
 
 /** Brings `cpu` back online and rebuilds the domains with it. */
-export function cpuUp(k: Kernel, cpu: number): void {
+export function cpuUp(k: SchedCore, cpu: number): void {
   const rq = k.rqs[cpu];
   if (!rq)
     throw new Error(`hotplug: cpu must be an integer from 0 to ${k.rqs.length - 1} (got ${cpu})`);
   if (rq.online) return;
   rq.online = true;
-  k.rt.rqOnline(rq);
+  for (const c of k.classes) c.rqOnline?.(rq);
   k.markOnline(rq);
   rebuild(k);
 }

@@ -1,10 +1,10 @@
 // Invariants checked during and after runs.
-import type { Kernel } from "./core";
+import type { SchedCore } from "./api";
 import type { Task } from "../sched";
 import { TASK_DEAD, TASK_INTERRUPTIBLE } from "../sched";
 
 /** No task is current on two CPUs or lost; every runqueue's counts agree with its classes. */
-export function checkInvariants(k: Kernel): void {
+export function checkInvariants(k: SchedCore): void {
   const seen = new Set<Task>();
   for (const rq of k.rqs) {
     const c = rq.curr;

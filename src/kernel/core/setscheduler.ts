@@ -1,13 +1,13 @@
 // sched_setscheduler() and set_user_nice(): change a task's class, priority or weight, requeueing
 // it so every class's accounting stays right.
-import type { Kernel } from "./core";
+import type { SchedCore } from "./api";
 import type { Policy } from "../prio";
 import { isRtPolicy, setSchedParams } from "../prio";
 import type { Task } from "../sched";
 
 /** __sched_setscheduler / set_user_nice: requeue with the new class, prio and weight. */
 export function changeScheduling(
-  k: Kernel,
+  k: SchedCore,
   p: Task,
   policy: Policy,
   nice: number,
@@ -15,6 +15,7 @@ export function changeScheduling(
 ): void {
   const rq = k.rqs[p.cpu];
   const oldClass = p.schedClass;
+  const oldOps = k.classFor(p);
   const oldPrio = p.prio;
   const queued = p.onRq !== 0;
   const running = rq.curr === p;
@@ -28,6 +29,11 @@ export function changeScheduling(
     // A running task is back in its class's queue; schedule() picks again right away.
     if (running) k.reschedCurr(rq);
     else k.checkPreemptCurr(rq, p);
-    if (oldClass === "rt" || p.schedClass === "rt") k.rt.prioChanged(rq, p, oldClass, oldPrio);
+    // check_class_changed: switched_from of the old class and switched_to of the new, or
+    // prio_changed when the class stayed.
+    const from = oldOps;
+    const to = k.classFor(p);
+    from.prioChanged?.(rq, p, oldClass, oldPrio);
+    if (to !== from) to.prioChanged?.(rq, p, oldClass, oldPrio);
   }
 }

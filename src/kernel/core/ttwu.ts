@@ -1,7 +1,7 @@
 // try_to_wake_up and its helpers (kernel/sched/core.c): select a CPU, then either queue the
 // wakee on the target's wakelist (the target activates it, after an IPI unless it polls) or
 // take the target's rq lock and activate it directly.
-import type { Kernel } from "./core";
+import type { SchedCore } from "./api";
 import type { Rq } from "../sched";
 import type { Task } from "../sched";
 import { TASK_RUNNING } from "../sched";
@@ -9,11 +9,10 @@ import { ENQUEUE_INITIAL, ENQUEUE_WAKEUP, WF_FORK, WF_MIGRATED, WF_ON_CPU, WF_TT
 import { bump, rqLockStat } from "../counters";
 import { defineHook } from "../hooks";
 import type { Era } from "../features";
-import "../fair/wake/select";
 
 
 export interface TtwuQueueCondCtx {
-  k: Kernel;
+  k: SchedCore;
   p: Task;
   /** Target CPU chosen by select_task_rq. */
   cpu: number;
@@ -55,7 +54,7 @@ defineHook(
 );
 
 /** record_wakee: count how often the waker switches wakees (wake_wide's input). */
-function recordWakee(k: Kernel, waker: Task, p: Task): void {
+function recordWakee(k: SchedCore, waker: Task, p: Task): void {
   if (k.now > waker.wakeeFlipDecayTs + 1_000_000_000) {
     waker.wakeeFlips >>= 1;
     waker.wakeeFlipDecayTs = k.now;
@@ -67,7 +66,7 @@ function recordWakee(k: Kernel, waker: Task, p: Task): void {
 }
 
 /** Acquires a runqueue lock from `fromCpu`; its cost is charged to the current context. */
-export function lockRq(k: Kernel, rq: Rq, fromCpu: number, path: string): void {
+export function lockRq(k: SchedCore, rq: Rq, fromCpu: number, path: string): void {
   const c = k.machine.costs;
   const s = rqLockStat(k.counters, path);
   s.acquisitions++;
@@ -84,7 +83,7 @@ export function lockRq(k: Kernel, rq: Rq, fromCpu: number, path: string): void {
 
 /** select_task_rq: the class's choice, corrected to an allowed online CPU. */
 export function selectTaskRq(
-  k: Kernel,
+  k: SchedCore,
   p: Task,
   prevCpu: number,
   wakeFlags: number,
@@ -92,17 +91,15 @@ export function selectTaskRq(
 ): number {
   let cpu = prevCpu;
   if (p.nrCpusAllowed > 1 || !p.cpusAllowed[prevCpu]) {
-    if (p.schedClass === "fair")
-      cpu = k.hooks.get("fair.select_task_rq")({ k, p, prevCpu, wakerCpu, wakeFlags });
-    else if (p.schedClass === "rt")
-      cpu = k.hooks.get("rt.select_task_rq")({ k, p, prevCpu, wakerCpu, wakeFlags });
+    const cls = k.classFor(p);
+    if (cls.selectTaskRq) cpu = cls.selectTaskRq(p, prevCpu, wakeFlags, wakerCpu);
   }
   if (!p.cpusAllowed[cpu] || !k.rqs[cpu].online) cpu = selectFallbackRq(k, p, cpu);
   return cpu;
 }
 
 /** select_fallback_rq: an allowed online CPU, preferring the same node. */
-export function selectFallbackRq(k: Kernel, p: Task, cpu: number): number {
+export function selectFallbackRq(k: SchedCore, p: Task, cpu: number): number {
   const node = k.machine.cpus[cpu].node;
   let any = -1;
   for (const rq of k.rqs) {
@@ -119,7 +116,7 @@ export function selectFallbackRq(k: Kernel, p: Task, cpu: number): number {
  * not sleeping. Costs go to k.chargeNs (the waker's time).
  */
 export function tryToWakeUp(
-  k: Kernel,
+  k: SchedCore,
   p: Task,
   wakeFlags: number,
   wakerCpu: number,
@@ -150,7 +147,7 @@ export function tryToWakeUp(
   return true;
 }
 
-function ttwuQueue(k: Kernel, p: Task, cpu: number, wakeFlags: number, wakerCpu: number): void {
+function ttwuQueue(k: SchedCore, p: Task, cpu: number, wakeFlags: number, wakerCpu: number): void {
   const rq = k.rqs[cpu];
   if (
     k.features.TTWU_QUEUE &&
@@ -171,7 +168,7 @@ function ttwuQueue(k: Kernel, p: Task, cpu: number, wakeFlags: number, wakerCpu:
 }
 
 /** wake_up_new_task: fork placement, then activate. */
-export function wakeUpNewTask(k: Kernel, p: Task, cpu?: number): void {
+export function wakeUpNewTask(k: SchedCore, p: Task, cpu?: number): void {
   p.state = TASK_RUNNING;
   p.lastStateChange = k.now;
   const parentCpu = k.thisCpu;
@@ -179,7 +176,7 @@ export function wakeUpNewTask(k: Kernel, p: Task, cpu?: number): void {
     cpu ?? selectTaskRq(k, p, parentCpu >= 0 ? parentCpu : firstOnline(k), WF_FORK, parentCpu);
   p.cpu = target;
   const rq = k.rqs[target];
-  if (p.schedClass === "fair") k.fair.postInitEntityUtilAvg(rq, p);
+  k.classFor(p).postInitEntity?.(rq, p);
   k.activateTask(rq, p, ENQUEUE_INITIAL);
   if (k.trace)
     k.trace.push({
@@ -192,17 +189,17 @@ export function wakeUpNewTask(k: Kernel, p: Task, cpu?: number): void {
       targetCpu: target,
     });
   k.checkPreemptCurr(rq, p);
-  if (p.schedClass === "rt") k.rt.taskWoken(rq, p);
+  k.classFor(p).taskWoken?.(rq, p);
 }
 
-function firstOnline(k: Kernel): number {
+function firstOnline(k: SchedCore): number {
   const rq = k.rqs.find((r) => r.online);
   if (!rq) throw new Error("no online CPU");
   return rq.cpu;
 }
 
 /** sched_ttwu_pending: activate tasks queued on this CPU's wakelist. */
-export function schedTtwuPending(k: Kernel, rq: Rq): void {
+export function schedTtwuPending(k: SchedCore, rq: Rq): void {
   if (rq.wakeList.length === 0) return;
   const list = rq.wakeList.splice(0, rq.wakeList.length);
   rq.ttwuPending = 0;
@@ -210,7 +207,7 @@ export function schedTtwuPending(k: Kernel, rq: Rq): void {
 }
 
 /** ttwu_do_activate: enqueue a woken task and see whether it preempts. */
-export function ttwuDoActivate(k: Kernel, rq: Rq, p: Task, flags: number): void {
+export function ttwuDoActivate(k: SchedCore, rq: Rq, p: Task, flags: number): void {
   if (rq.idleStamp > 0 && rq.curr === null) {
     // rq->avg_idle for the newidle gate, capped at 2 * migration_cost.
     const delta = k.now - rq.idleStamp;
@@ -234,5 +231,5 @@ export function ttwuDoActivate(k: Kernel, rq: Rq, p: Task, flags: number): void 
       targetCpu: rq.cpu,
     });
   }
-  if (p.schedClass === "rt") k.rt.taskWoken(rq, p);
+  k.classFor(p).taskWoken?.(rq, p);
 }

@@ -2,7 +2,7 @@
 // the per-domain intervals, NOHZ idle balancing on behalf of tickless idle CPUs, newly-idle
 // balancing before a CPU goes idle, carrying out the moves load_balance decides, and the
 // stopper that performs active balancing. The decisions themselves are in fair_lb*.ts.
-import type { Kernel } from "../core/core";
+import type { SchedCore } from "../core/api";
 import type { Rq } from "../sched";
 import type { SchedDomain } from "../topology/sched_domain";
 import { SD_BALANCE_NEWIDLE, SD_LOAD_BALANCE, SD_SHARE_PKG_RESOURCES } from "../topology/sched_domain";
@@ -23,7 +23,7 @@ import { tryToWakeUp } from "../core/ttwu";
 import "./lb/load_balance";
 
 /** A jiffy in ns. */
-function jiffyNs(k: Kernel): number {
+function jiffyNs(k: SchedCore): number {
   return 1e9 / k.tunables.hz;
 }
 
@@ -34,7 +34,7 @@ export class FairBalancer {
   private readonly maxInterval: number;
   private readonly hz: number;
 
-  constructor(private readonly k: Kernel) {
+  constructor(private readonly k: SchedCore) {
     this.hz = k.tunables.hz;
     // 2.6.29 clamps at HZ * NR_CPUS / 10 with the config's NR_CPUS; later HZ * online / 10.
     const nr = k.era === "2.6.29" ? Math.max(k.rqs.length, 64) : k.onlineCount();

@@ -1,9 +1,9 @@
 // The fair class (kernel/sched/fair.c): CFS runqueue maintenance, vruntime accounting,
 // slices and preemption. The pick policy is pluggable (CFS now; EEVDF later) through FairPolicy.
 import { ENQUEUE_INITIAL, ENQUEUE_WAKEUP } from "../sched";
-import type { Kernel } from "../core/core";
-import type { CfsRq, Rq } from "../sched";
-import type { Task } from "../sched";
+import type { SchedCore } from "../core/api";
+import type { CfsRq, Rq, SchedClass, Task } from "../sched";
+import "./wake/select";
 import { NICE_0_LOAD } from "../prio";
 import { tunableScale } from "../features";
 import {
@@ -24,13 +24,13 @@ export function calcDeltaFair(delta: number, weight: number): number {
 export interface FairPolicy {
   readonly name: string;
   /** place_entity: vruntime of an entity joining the queue. */
-  placeEntity(k: Kernel, cfs: CfsRq, p: Task, initial: boolean): void;
+  placeEntity(k: SchedCore, cfs: CfsRq, p: Task, initial: boolean): void;
   /** The entity to run next among curr (if still queued) and the tree. */
-  pickNext(k: Kernel, cfs: CfsRq): Task | null;
+  pickNext(k: SchedCore, cfs: CfsRq): Task | null;
   /** check_preempt_tick: should curr give up the CPU at this tick? */
-  checkPreemptTick(k: Kernel, cfs: CfsRq, curr: Task): boolean;
+  checkPreemptTick(k: SchedCore, cfs: CfsRq, curr: Task): boolean;
   /** check_preempt_wakeup: should the woken p preempt curr? */
-  wakeupPreempt(k: Kernel, curr: Task, p: Task): boolean;
+  wakeupPreempt(k: SchedCore, curr: Task, p: Task): boolean;
 }
 
 /** Scaled CFS timing (sysctl values times 1 + ilog2(ncpus), per era). */
@@ -41,7 +41,7 @@ export interface CfsTiming {
   nrLatency: number;
 }
 
-export function cfsTiming(k: Kernel): CfsTiming {
+export function cfsTiming(k: SchedCore): CfsTiming {
   const t = k.tunables;
   const factor = tunableScale(k.onlineCount(), t.tunable_scaling_cpu_cap);
   // 2.6.29 capped the scaled latency and min_granularity at 200 ms.
@@ -60,7 +60,7 @@ export function schedPeriod(timing: CfsTiming, nrRunning: number): number {
 }
 
 /** sched_slice: the entity's share of the period by weight (counting it if not yet queued). */
-export function schedSlice(k: Kernel, cfs: CfsRq, p: Task): number {
+export function schedSlice(k: SchedCore, cfs: CfsRq, p: Task): number {
   const onRq = p.se.onRq;
   const nr = cfs.nrRunning + (onRq ? 0 : 1);
   const load = cfs.loadWeight + (onRq ? 0 : p.se.weight);
@@ -142,14 +142,15 @@ export function updateMinVruntime(cfs: CfsRq): void {
   if (curr || left) cfs.minVruntime = Math.max(cfs.minVruntime, v);
 }
 
-export class FairClass {
+export class FairClass implements SchedClass {
+  readonly name = "fair";
   policy: FairPolicy = CFS_POLICY;
   /** PELT is tracked from 3.8 on; the 2.6.29 balancer reads cpu_load[] only. */
   readonly pelt: boolean;
   /** 4.16+ moves a picked task to the head of cfs_tasks (detach_tasks then takes it last). */
   private readonly pickMovesToFront: boolean;
 
-  constructor(private readonly k: Kernel) {
+  constructor(private readonly k: SchedCore) {
     this.pelt = k.era !== "2.6.29";
     this.pickMovesToFront = k.era === "5.6" || k.era === "5.19" || k.era === "6.19";
   }
@@ -164,7 +165,7 @@ export class FairClass {
    * starts with half the CPU's spare capacity as util (scaled by its weight share when the
    * cfs_rq is busy), so fork placement sees it; 5.7+ starts runnable_avg there too.
    */
-  postInitEntityUtilAvg(rq: Rq, p: Task): void {
+  postInitEntity(rq: Rq, p: Task): void {
     if (!this.pelt) return;
     const cfs = rq.cfs;
     updateCfsRqLoadAvg(this.k.now, cfs);
@@ -184,8 +185,8 @@ export class FairClass {
       sa.runnableAvg = sa.utilAvg;
   }
 
-  /** A new task's PELT starting point (init_entity_runnable_average). */
-  initTask(p: Task): void {
+  /** sched_fork's init_entity_runnable_average: a new task's PELT starting point. */
+  taskFork(p: Task): void {
     if (this.pelt) initEntityRunnableAverage(p.se);
   }
 
@@ -299,6 +300,12 @@ export class FairClass {
     // Move it behind the rightmost so the next pick prefers others.
     const right = cfs.queue.length > 0 ? cfs.queue[cfs.queue.length - 1] : null;
     if (right && p.se.vruntime <= right.se.vruntime) p.se.vruntime = right.se.vruntime + 1;
+  }
+
+  /** select_task_rq_fair, through the fair.select_task_rq hook (wake/select.ts, per era). */
+  selectTaskRq(p: Task, prevCpu: number, wakeFlags: number, wakerCpu: number): number {
+    const k = this.k;
+    return k.hooks.get("fair.select_task_rq")({ k, p, prevCpu, wakerCpu, wakeFlags });
   }
 
   /** migrate_task_rq_fair + the vruntime renormalisation around a CPU change. */

@@ -7,7 +7,7 @@
 //   rt_push        target rq locks taken by push (double_lock_balance), plus our own on a drop
 //   rt_pull        source rq locks taken by pull
 //   rt_push_local  our own rq lock retaken by post_schedule (<= 5.6) or the push irq_work
-import type { Kernel } from "../core/core";
+import type { SchedCore } from "../core/api";
 import type { Rq } from "../sched";
 import type { ClassName, Task } from "../sched";
 import { TASK_ON_RQ_QUEUED } from "../sched";
@@ -19,7 +19,7 @@ import { eraAtLeast, findLowestRq, rtTask } from "./select";
 /** Only try algorithms three times. */
 export const RT_MAX_TRIES = 3;
 
-function other(k: Kernel, key: string): void {
+function other(k: SchedCore, key: string): void {
   bump(k.counters.other, key);
 }
 
@@ -29,7 +29,7 @@ function currPrio(rq: Rq): number {
 }
 
 /** The CPU doing the work ("smp_processor_id()"); outside any context, the rq's own. */
-function cpuOf(k: Kernel, rq: Rq): number {
+function cpuOf(k: SchedCore, rq: Rq): number {
   return k.thisCpu >= 0 ? k.thisCpu : rq.cpu;
 }
 
@@ -38,7 +38,7 @@ function cpuOf(k: Kernel, rq: Rq): number {
  * ordered before ours, drop our lock and take both in order. Returns true if ours was dropped,
  * i.e. the caller must re-validate what it saw.
  */
-export function doubleLockBalance(k: Kernel, thisRq: Rq, busiest: Rq, path: string): boolean {
+export function doubleLockBalance(k: SchedCore, thisRq: Rq, busiest: Rq, path: string): boolean {
   const from = cpuOf(k, thisRq);
   if (busiest.lockFreeAt <= k.now || busiest.cpu > thisRq.cpu) {
     lockRq(k, busiest, from, path);
@@ -55,7 +55,7 @@ export function doubleLockBalance(k: Kernel, thisRq: Rq, busiest: Rq, path: stri
  * find_lock_lowest_rq: find_lowest_rq, lock it, check it is still below the task; up to
  * RT_MAX_TRIES rounds. Returns the locked target or null.
  */
-export function findLockLowestRq(k: Kernel, task: Task, rq: Rq): Rq | null {
+export function findLockLowestRq(k: SchedCore, task: Task, rq: Rq): Rq | null {
   for (let tries = 0; tries < RT_MAX_TRIES; tries++) {
     if (tries > 0) other(k, "rt_push_retry");
     const cpu = findLowestRq(k, task);
@@ -88,7 +88,7 @@ export function findLockLowestRq(k: Kernel, task: Task, rq: Rq): Rq | null {
  * push_rt_task: if rq has more than one RT task, move its best pushable one to a CPU running
  * something less important. Returns true if a task moved.
  */
-export function pushRtTask(k: Kernel, rq: Rq): boolean {
+export function pushRtTask(k: SchedCore, rq: Rq): boolean {
   if (!rq.rt.overloaded) return false;
   let next: Task | undefined = rq.rt.pushable[0];
   if (!next) return false;
@@ -117,7 +117,7 @@ export function pushRtTask(k: Kernel, rq: Rq): boolean {
 }
 
 /** push_rt_tasks: push until nothing moves. */
-export function pushRtTasks(k: Kernel, rq: Rq): number {
+export function pushRtTasks(k: SchedCore, rq: Rq): number {
   let n = 0;
   while (pushRtTask(k, rq)) n++;
   return n;
@@ -135,7 +135,7 @@ function pickHighestPushableTask(src: Rq, cpu: number): Task | null {
  * pull_rt_task: take from the overloaded CPUs every waiting RT task that beats what this rq
  * would run. With RT_PUSH_IPI, ask them to push instead. Returns true if a task was pulled.
  */
-export function pullRtTask(k: Kernel, thisRq: Rq): boolean {
+export function pullRtTask(k: SchedCore, thisRq: Rq): boolean {
   const rd = k.rt.rd;
   if (rd.rtoCount === 0) return false;
   // v4.15+ ("Do not pull from current CPU if only one CPU to pull")
@@ -166,7 +166,7 @@ export function pullRtTask(k: Kernel, thisRq: Rq): boolean {
 // ------------------------------------------------------------------ RT_PUSH_IPI (4.16+ design)
 
 /** rto_next_cpu: the next CPU of rto_mask after rto_cpu; loop again while rto_loop_next moved. */
-function rtoNextCpu(k: Kernel): number {
+function rtoNextCpu(k: SchedCore): number {
   const rd = k.rt.rd;
   const n = rd.rtoMask.length;
   for (;;) {
@@ -187,7 +187,7 @@ function rtoNextCpu(k: Kernel): number {
 }
 
 /** irq_work_queue_on(&rd->rto_push_work, cpu): an IPI whose handler runs on `cpu`. */
-function queuePushWork(k: Kernel, cpu: number): void {
+function queuePushWork(k: SchedCore, cpu: number): void {
   other(k, "rt_push_ipi");
   const rq = k.rqs[cpu];
   k.sendIpi(rq, () => rtoPushIrqWork(k, rq));
@@ -197,7 +197,7 @@ function queuePushWork(k: Kernel, cpu: number): void {
  * tell_cpu_to_push: start the IPI walk over the overloaded CPUs, or keep a running walk going
  * one more round (rto_loop_next). Only one walk runs per root domain.
  */
-export function tellCpuToPush(k: Kernel): void {
+export function tellCpuToPush(k: SchedCore): void {
   const rd = k.rt.rd;
   rd.rtoLoopNext++;
   other(k, "rt_tell_cpu_to_push");
@@ -207,7 +207,7 @@ export function tellCpuToPush(k: Kernel): void {
 }
 
 /** rto_push_irq_work_func: push our own tasks, then pass the IPI to the next overloaded CPU. */
-function rtoPushIrqWork(k: Kernel, rq: Rq): void {
+function rtoPushIrqWork(k: SchedCore, rq: Rq): void {
   if (rq.rt.pushable.length > 0) {
     lockRq(k, rq, rq.cpu, "rt_push_local");
     pushRtTasks(k, rq);
@@ -222,7 +222,7 @@ function rtoPushIrqWork(k: Kernel, rq: Rq): void {
  * task_woken_rt: p was just woken onto rq (after check_preempt_curr) but does not run, curr is
  * an RT task that is pinned or at least as important: push now rather than wait.
  */
-export function rtTaskWoken(k: Kernel, rq: Rq, p: Task): void {
+export function rtTaskWoken(k: SchedCore, rq: Rq, p: Task): void {
   if (p.schedClass !== "rt") return;
   const curr = rq.curr;
   if (!curr || curr === p || rq.needResched) return;
@@ -242,7 +242,7 @@ export function rtTaskWoken(k: Kernel, rq: Rq, p: Task): void {
  * something less important than prev. __schedule clears need_resched after its pick, so the
  * resched a pull sets on this CPU is dropped.
  */
-export function pullBeforePick(k: Kernel, rq: Rq, prev: Task): void {
+export function pullBeforePick(k: SchedCore, rq: Rq, prev: Task): void {
   if (rq.stopQueued) return;
   if (!(rq.rt.highestPrio > prev.prio)) return; // need_pull_rt_task
   const saved = rq.needResched;
@@ -251,7 +251,7 @@ export function pullBeforePick(k: Kernel, rq: Rq, prev: Task): void {
 }
 
 /** The standalone form of RtClass.balance (marks the core wiring as present). */
-export function rtPrePick(k: Kernel, rq: Rq, prev: Task | null): void {
+export function rtPrePick(k: SchedCore, rq: Rq, prev: Task | null): void {
   k.rt.balance(rq, prev);
 }
 
@@ -260,7 +260,7 @@ export function rtPrePick(k: Kernel, rq: Rq, prev: Task | null): void {
  * switching to an RT task, push what else waits here. Up to 5.6 the callback retakes the rq
  * lock after the switch; from 5.11 it runs before the lock is dropped.
  */
-export function rtPostSchedule(k: Kernel, rq: Rq): void {
+export function rtPostSchedule(k: SchedCore, rq: Rq): void {
   const curr = rq.curr;
   if (curr?.schedClass !== "rt" || rq.rt.pushable.length === 0) return;
   other(k, "rt_post_schedule");
@@ -277,7 +277,7 @@ export function rtPostSchedule(k: Kernel, rq: Rq): void {
  * (still queued on rq) to its new class or prio.
  */
 export function rtPrioChanged(
-  k: Kernel,
+  k: SchedCore,
   rq: Rq,
   p: Task,
   oldClass: ClassName,
@@ -296,18 +296,18 @@ export function rtPrioChanged(
 }
 
 /** rq_online_rt: back in cpupri and, if overloaded, in rto_mask. */
-export function rtRqOnline(k: Kernel, rq: Rq): void {
+export function rtRqOnline(k: SchedCore, rq: Rq): void {
   if (rq.rt.overloaded) k.rt.rd.setOverload(rq);
   k.rt.rd.updateCpupri(rq);
 }
 
 /** rq_offline_rt: out of rto_mask and cpupri (INVALID) so nobody pushes to it. */
-export function rtRqOffline(k: Kernel, rq: Rq): void {
+export function rtRqOffline(k: SchedCore, rq: Rq): void {
   if (rq.rt.overloaded) k.rt.rd.clearOverload(rq);
   k.rt.rd.cpupri.set(rq.cpu, CPUPRI_INVALID);
 }
 
 /** cpupri_set for rq's current state (highest RT prio, online); the RT class calls it itself. */
-export function rtUpdateCpupri(k: Kernel, rq: Rq): void {
+export function rtUpdateCpupri(k: SchedCore, rq: Rq): void {
   k.rt.rd.updateCpupri(rq);
 }

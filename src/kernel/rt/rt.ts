@@ -3,11 +3,10 @@
 // state (rto_mask of the root domain), the pushable_tasks plist and cpupri, kept current on every
 // enqueue/dequeue as inc_rt_prio/dec_rt_prio do. Wakeup placement and find_lowest_rq are in
 // rt_select.ts; push, pull and RT_PUSH_IPI in rt_push.ts. RT throttling is not modelled.
-import type { Kernel } from "../core/core";
-import type { Rq } from "../sched";
-import type { ClassName, Task } from "../sched";
+import type { SchedCore } from "../core/api";
+import type { ClassName, Rq, Task } from "../sched";
 import { MAX_RT_PRIO } from "../prio";
-import { CpuPri, CPUPRI_INVALID, cpupriNumbering, rqCpupriPrio, type CpupriTask } from "./cpupri";
+import { RtRootDomain, type RtClassApi } from "./root_domain";
 import {
   pullBeforePick,
   rtPostSchedule,
@@ -19,70 +18,18 @@ import {
 import "./select";
 
 export type { SelectTaskRqRtCtx } from "./select";
+export { RtRootDomain } from "./root_domain";
 
-/**
- * The RT part of struct root_domain. One root domain spans all CPUs (no exclusive cpusets).
- */
-export class RtRootDomain {
-  readonly cpupri: CpuPri;
-  /** rto_mask / rto_count: CPUs whose rt_rq is overloaded. */
-  readonly rtoMask: Uint8Array;
-  rtoCount = 0;
-  /** RT_PUSH_IPI iterator state: rto_cpu, rto_loop, rto_loop_next. */
-  rtoCpu = -1;
-  rtoLoop = 0;
-  rtoLoopNext = 0;
-  /** Per-CPU cursor of cpumask_any_and_distribute (distribute_cpu_mask_prev, 5.10+). */
-  readonly distributePrev: Int32Array;
-  /** find_lowest_rq's local_cpu_mask; one is enough, the model runs one CPU at a time. */
-  readonly lowestMask: Uint8Array;
-
-  constructor(private readonly k: Kernel) {
-    const n = k.rqs.length;
-    this.cpupri = new CpuPri(cpupriNumbering(k.era), n);
-    this.rtoMask = new Uint8Array(n);
-    this.distributePrev = new Int32Array(n);
-    this.lowestMask = new Uint8Array(n);
-    for (const rq of k.rqs) this.updateCpupri(rq);
-  }
-
-  /** cpupri_set(cpu, highest_prio.curr), or INVALID for an offline CPU. */
-  updateCpupri(rq: Rq): void {
-    const prio = rq.online
-      ? rqCpupriPrio(this.cpupri.numbering, rq.rt.highestPrio)
-      : CPUPRI_INVALID;
-    this.cpupri.set(rq.cpu, prio);
-  }
-
-  /** cpupri_find over the online CPUs. */
-  find(p: CpupriTask, lowestMask: Uint8Array | null): boolean {
-    return this.cpupri.find(p, lowestMask, (cpu) => this.k.rqs[cpu].online);
-  }
-
-  /** rt_set_overload (only for an online rq, as in the kernel). */
-  setOverload(rq: Rq): void {
-    if (!rq.online || this.rtoMask[rq.cpu]) return;
-    this.rtoMask[rq.cpu] = 1;
-    this.rtoCount++;
-  }
-
-  /** rt_clear_overload; keyed on the mask bit so a CPU that went offline unwired cannot leak one. */
-  clearOverload(rq: Rq): void {
-    if (!this.rtoMask[rq.cpu]) return;
-    this.rtoMask[rq.cpu] = 0;
-    this.rtoCount--;
-  }
-}
-
-export class RtClass {
+export class RtClass implements RtClassApi {
+  readonly name = "rt";
   readonly rd: RtRootDomain;
   /** Tasks counted in rt_nr_migratory, so an affinity change while queued cannot skew the count. */
   private readonly migratory = new Set<Task>();
   /** Set once the core calls balance() before its pick; until then a newidle hook pulls. */
   balanceWired = false;
 
-  constructor(private readonly k: Kernel) {
-    this.rd = new RtRootDomain(k);
+  constructor(private readonly k: SchedCore) {
+    this.rd = new RtRootDomain(k.rqs, k.era);
     // Interim: pull_rt_task when a CPU that ran RT goes idle, until schedule() calls balance().
     k.newIdleHooks.push((rq) => {
       if (!this.balanceWired && rq.curr) pullBeforePick(k, rq, rq.curr);
@@ -100,11 +47,9 @@ export class RtClass {
   }
 
   /** enqueue_task_rt: list, counts, inc_rt_prio (cpupri), update_rt_migration, pushable. */
-  enqueueTask(rq: Rq, p: Task, head = false): void {
+  enqueueTask(rq: Rq, p: Task, _flags: number): void {
     const rt = rq.rt;
-    const q = rt.queues[p.prio];
-    if (head) q.unshift(p);
-    else q.push(p);
+    rt.queues[p.prio].push(p);
     p.se.onRq = true;
     rt.rtNrRunning++;
     if (p.nrCpusAllowed > 1) {
@@ -120,7 +65,7 @@ export class RtClass {
   }
 
   /** dequeue_task_rt: the reverse, dec_rt_prio refiling cpupri when the best prio changes. */
-  dequeueTask(rq: Rq, p: Task): void {
+  dequeueTask(rq: Rq, p: Task, _flags: number): void {
     const rt = rq.rt;
     if (rq.curr === p) this.updateCurr(rq);
     const q = rt.queues[p.prio];
@@ -256,6 +201,12 @@ export class RtClass {
   }
 
   // ------------------------------------------------ sched_class SMP callbacks (core wiring)
+
+  /** select_task_rq_rt, through the rt.select_task_rq hook (select.ts). */
+  selectTaskRq(p: Task, prevCpu: number, wakeFlags: number, wakerCpu: number): number {
+    const k = this.k;
+    return k.hooks.get("rt.select_task_rq")({ k, p, prevCpu, wakerCpu, wakeFlags });
+  }
 
   /** ->task_woken (task_woken_rt): call after check_preempt_curr in ttwu and wake_up_new_task. */
   taskWoken(rq: Rq, p: Task): void {

@@ -7,7 +7,7 @@
 // the target's highest_prio.curr" to select_task_rq_rt and find_lock_lowest_rq: the hook
 // "rt.target_feasible", absent (always true) in the 2.6.29 and 3.19 baselines.
 import { WF_FORK, WF_TTWU } from "../sched";
-import type { Kernel } from "../core/core";
+import type { SchedCore } from "../core/api";
 import type { Rq } from "../sched";
 import type { Task } from "../sched";
 import type { Era } from "../features";
@@ -28,7 +28,7 @@ export function rtTask(p: Task): boolean {
 }
 
 export interface SelectTaskRqRtCtx {
-  k: Kernel;
+  k: SchedCore;
   p: Task;
   prevCpu: number;
   wakerCpu: number;
@@ -36,7 +36,7 @@ export interface SelectTaskRqRtCtx {
 }
 
 export interface WakeupPushCondCtx {
-  k: Kernel;
+  k: SchedCore;
   /** The rq p wakes on (select_task_rq_rt: task_cpu(p); task_woken_rt: the rq it was queued on). */
   rq: Rq;
   /** That rq's running RT task. */
@@ -47,7 +47,7 @@ export interface WakeupPushCondCtx {
 }
 
 export interface TargetFeasibleCtx {
-  k: Kernel;
+  k: SchedCore;
   p: Task;
   /** The CPU find_lowest_rq returned. */
   target: number;
@@ -55,7 +55,7 @@ export interface TargetFeasibleCtx {
 }
 
 export interface FindLowestRqCtx {
-  k: Kernel;
+  k: SchedCore;
   task: Task;
   /** task_cpu(task) (for a fork: the parent's CPU). */
   taskCpu: number;
@@ -79,7 +79,7 @@ function firstAnd(mask: Uint8Array, span: readonly number[]): number {
 }
 
 /** cpumask_any_and_distribute: the next CPU of mask ∩ set after this CPU's previous pick. */
-function anyAndDistribute(k: Kernel, mask: Uint8Array, inSet: (cpu: number) => boolean): number {
+function anyAndDistribute(k: SchedCore, mask: Uint8Array, inSet: (cpu: number) => boolean): number {
   const rd = k.rt.rd;
   const n = mask.length;
   const me = Math.max(k.thisCpu, 0);
@@ -123,7 +123,7 @@ export function findLowestRqDefault(ctx: FindLowestRqCtx): number {
   return -1;
 }
 
-export function findLowestRq(k: Kernel, task: Task, taskCpu = task.cpu): number {
+export function findLowestRq(k: SchedCore, task: Task, taskCpu = task.cpu): number {
   return k.hooks.get("rt.find_lowest_rq")({ k, task, taskCpu, thisCpu: k.thisCpu });
 }
 

@@ -1,16 +1,21 @@
 // The balancer's views (LbRq, LbTask) over the core's runqueues and tasks. They read live
 // state through getters, so one view object per rq/task serves every balance pass.
-import type { Kernel } from "../../core/core";
+import type { SchedCore } from "../../core/api";
 import type { Rq } from "../../sched";
 import type { Task } from "../../sched";
 import type { LbRq, LbTask } from "./types";
 import { updateCfsRqLoadAvg } from "../pelt";
+import { ERA_TRAITS } from "../../features";
 
 export class TaskView implements LbTask {
   constructor(
     readonly p: Task,
-    private readonly k: Kernel,
-  ) {}
+    private readonly k: SchedCore,
+  ) {
+    this.pelt = ERA_TRAITS[k.era].pelt;
+  }
+  /** PELT is tracked (3.8+); before, the balancer reads the load weight. */
+  private readonly pelt: boolean;
   get pid(): number {
     return this.p.pid;
   }
@@ -18,7 +23,7 @@ export class TaskView implements LbTask {
     return this.p.se.weight;
   }
   get loadAvg(): number {
-    return this.k.fair.pelt ? this.p.se.avg.loadAvg : this.p.se.weight;
+    return this.pelt ? this.p.se.avg.loadAvg : this.p.se.weight;
   }
   get utilAvg(): number {
     return this.p.se.avg.utilAvg;
@@ -50,8 +55,11 @@ export class TaskView implements LbTask {
 export class RqView implements LbRq {
   constructor(
     readonly rq: Rq,
-    private readonly k: Kernel,
-  ) {}
+    private readonly k: SchedCore,
+  ) {
+    this.pelt = ERA_TRAITS[k.era].pelt;
+  }
+  private readonly pelt: boolean;
   get cpu(): number {
     return this.rq.cpu;
   }
@@ -105,7 +113,7 @@ export class RqView implements LbRq {
   /** The cfs_rq averages decayed to now (update_blocked_averages before balancing). */
   private freshAvg() {
     const cfs = this.rq.cfs;
-    if (this.k.fair.pelt && cfs.avg.lastUpdateTime !== this.k.now)
+    if (this.pelt && cfs.avg.lastUpdateTime !== this.k.now)
       updateCfsRqLoadAvg(this.k.now, cfs);
     return cfs.avg;
   }

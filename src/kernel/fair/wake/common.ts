@@ -4,7 +4,7 @@
 // masks, and the placement counters. The era paths are fair_wake_2629.ts, fair_wake_48.ts and
 // fair_wake_5x.ts; the slow path (find_idlest_group / find_idlest_cpu) is fair_wake_idlest.ts.
 import { WF_EXEC, WF_FORK } from "../../sched";
-import type { Kernel } from "../../core/core";
+import type { SchedCore } from "../../core/api";
 import type { Rq } from "../../sched";
 import type { Task } from "../../sched";
 import type { SchedDomain, SchedGroup } from "../../topology/sched_domain";
@@ -17,7 +17,7 @@ import type { HookTypes } from "../../hooks";
 // Wake flags as ttwu.ts defines them (duplicated to keep this module free of an import cycle).
 
 export interface SelectTaskRqCtx {
-  k: Kernel;
+  k: SchedCore;
   p: Task;
   prevCpu: number;
   /** The waking (or forking) CPU; -1 outside any CPU context. */
@@ -27,7 +27,7 @@ export interface SelectTaskRqCtx {
 
 /** wake_wide(p): should this wakeup spread rather than pull the wakee to the waker's LLC? */
 export interface WakeWideCtx {
-  k: Kernel;
+  k: SchedCore;
   p: Task;
   /** `current`: the task running on the waking CPU (null: idle or no CPU context). */
   waker: Task | null;
@@ -37,7 +37,7 @@ export interface WakeWideCtx {
 
 /** wake_affine(sd, p, this_cpu, prev_cpu, sync): returns the CPU to wake on (this or prev). */
 export interface WakeAffineCtx {
-  k: Kernel;
+  k: SchedCore;
   p: Task;
   /** The SD_WAKE_AFFINE domain of this_cpu that spans prev_cpu (affine_sd / this_sd). */
   sd: SchedDomain;
@@ -48,7 +48,7 @@ export interface WakeAffineCtx {
 
 /** select_idle_sibling(p, prev, target): an idle CPU near target, else target. */
 export interface SelectIdleSiblingCtx {
-  k: Kernel;
+  k: SchedCore;
   p: Task;
   prev: number;
   target: number;
@@ -58,7 +58,7 @@ export interface SelectIdleSiblingCtx {
 
 /** find_idlest_group(sd, p, this_cpu[, sd_flag]): the group to push p to, or null to stay. */
 export interface FindIdlestGroupCtx {
-  k: Kernel;
+  k: SchedCore;
   p: Task;
   sd: SchedDomain;
   thisCpu: number;
@@ -84,7 +84,7 @@ export function sdFlagOf(wakeFlags: number): number {
 }
 
 /** `current` on a CPU: the task it runs (null = the idle task, or no CPU context). */
-export function currentOn(k: Kernel, cpu: number): Task | null {
+export function currentOn(k: SchedCore, cpu: number): Task | null {
   return cpu >= 0 ? k.rqs[cpu].curr : null;
 }
 
@@ -93,7 +93,7 @@ export function currentOn(k: Kernel, cpu: number): Task | null {
  * wakelist entry (llist_empty(&rq->wake_list), rq->ttwu_pending from 5.8): a CPU the waker has
  * just queued a wakee on is not idle, so a second wakeup does not stack on it.
  */
-export function idleCpu(k: Kernel, cpu: number): boolean {
+export function idleCpu(k: SchedCore, cpu: number): boolean {
   const rq = k.rqs[cpu];
   if (k.era === "2.6.29") return rq.curr === null;
   return rq.curr === null && rq.nrRunning === 0 && rq.ttwuPending === 0;
@@ -111,12 +111,12 @@ export function schedIdleCpu(rq: Rq): boolean {
 }
 
 /** available_idle_cpu(cpu) || sched_idle_cpu(cpu) (no vCPU preemption in the model). */
-export function idleOrSchedIdle(k: Kernel, cpu: number): boolean {
+export function idleOrSchedIdle(k: SchedCore, cpu: number): boolean {
   return idleCpu(k, cpu) || schedIdleCpu(k.rqs[cpu]);
 }
 
 /** cpus_share_cache(a, b): same sd_llc. */
-export function cpusShareCache(k: Kernel, a: number, b: number): boolean {
+export function cpusShareCache(k: SchedCore, a: number, b: number): boolean {
   return k.domains.sdLlcId[a] === k.domains.sdLlcId[b];
 }
 
@@ -198,7 +198,7 @@ export class WakeState {
   readonly selectIdleSibling: HookTypes["fair.select_idle_sibling"];
   readonly findIdlestGroup: HookTypes["fair.find_idlest_group"];
 
-  constructor(readonly k: Kernel) {
+  constructor(readonly k: SchedCore) {
     this.wakeWide = k.hooks.get("fair.wake_wide");
     this.wakeAffine = k.hooks.get("fair.wake_affine");
     this.selectIdleSibling = k.hooks.get("fair.select_idle_sibling");
@@ -311,10 +311,10 @@ export class WakeState {
   }
 }
 
-const STATES = new WeakMap<Kernel, WakeState>();
+const STATES = new WeakMap<SchedCore, WakeState>();
 
 /** The wakeup state of a kernel, created on first use and refreshed after a domain rebuild. */
-export function wakeState(k: Kernel): WakeState {
+export function wakeState(k: SchedCore): WakeState {
   let st = STATES.get(k);
   if (!st) {
     st = new WakeState(k);
@@ -332,7 +332,7 @@ export function wakeState(k: Kernel): WakeState {
  * recent_used). Other results of a patched select_idle_sibling count as "other".
  */
 export function countWakePlacement(
-  k: Kernel,
+  k: SchedCore,
   st: WakeState,
   cpu: number,
   prev: number,
@@ -349,7 +349,7 @@ export function countWakePlacement(
 
 /** Counts a slow-path (find_idlest_*) placement: forks as fork_*, wakeups as idlest_*. */
 export function countIdlestPlacement(
-  k: Kernel,
+  k: SchedCore,
   sdFlag: number,
   cpu: number,
   startCpu: number,

@@ -9,7 +9,7 @@
 //   5.5+ fair.c (Vincent Guittot's rework): update_sg_wakeup_stats, group_type classification,
 //          update_pick_idlest, the NUMA rules, find_idlest_group_cpu.
 import { SCHED_CAPACITY_SCALE } from "../../sched";
-import type { Kernel } from "../../core/core";
+import type { SchedCore } from "../../core/api";
 import type { Task } from "../../sched";
 import type { SchedDomain, SchedGroup } from "../../topology/sched_domain";
 import { SD_BALANCE_WAKE, SD_NUMA, SD_POWERSAVINGS_BALANCE } from "../../topology/sched_domain";
@@ -32,7 +32,7 @@ function allowed(p: Task, cpu: number): boolean {
 }
 
 /** The CPU's cpuidle exit latency while idle (idle_get_state), or -1 when it has none. */
-function idleExitLatency(k: Kernel, cpu: number): number {
+function idleExitLatency(k: SchedCore, cpu: number): number {
   const rq = k.rqs[cpu];
   if (rq.curr !== null || rq.idleStateIdx < 0) return -1;
   return k.machine.idleStates[rq.idleStateIdx].exitLatencyNs;
@@ -93,7 +93,7 @@ export function findIdlestGroup48(ctx: FindIdlestGroupCtx): SchedGroup | null {
 }
 
 /** find_idlest_cpu, 2.6.29: the least weighted_cpuload (rq->load.weight), ties to this_cpu. */
-export function findIdlestCpu2629(k: Kernel, group: SchedGroup, p: Task, thisCpu: number): number {
+export function findIdlestCpu2629(k: SchedCore, group: SchedGroup, p: Task, thisCpu: number): number {
   let minLoad = Infinity;
   let idlest = -1;
   for (const i of group.cpus) {
@@ -108,7 +108,7 @@ export function findIdlestCpu2629(k: Kernel, group: SchedGroup, p: Task, thisCpu
 }
 
 /** weighted_cpuload in 3.x/4.x: cfs_rq->runnable_load_avg (the PELT load of queued tasks). */
-export function runnableLoad48(k: Kernel, cpu: number): number {
+export function runnableLoad48(k: SchedCore, cpu: number): number {
   const tasks = k.rqs[cpu].cfs.tasks;
   let s = 0;
   for (let i = 0; i < tasks.length; i++) s += tasks[i].se.avg.loadAvg;
@@ -119,7 +119,7 @@ export function runnableLoad48(k: Kernel, cpu: number): number {
  * find_idlest_cpu, 3.16-4.x: among idle CPUs the one in the shallowest idle state, the most
  * recently idled on a tie; if none is idle, the least loaded (ties to this_cpu).
  */
-export function findIdlestCpu48(k: Kernel, group: SchedGroup, p: Task, thisCpu: number): number {
+export function findIdlestCpu48(k: SchedCore, group: SchedGroup, p: Task, thisCpu: number): number {
   let minLoad = Infinity;
   let minExitLatency = Infinity;
   let latestIdleTimestamp = 0;
@@ -152,7 +152,7 @@ export function findIdlestCpu48(k: Kernel, group: SchedGroup, p: Task, thisCpu: 
 /** The highest domain of `cpu` narrower than `weight` that carries `sdFlag` (the slow path's
  *  "now try balancing at a lower domain level of new_cpu"). */
 function flaggedDomainBelow(
-  k: Kernel,
+  k: SchedCore,
   cpu: number,
   weight: number,
   sdFlag: number,
@@ -170,7 +170,7 @@ function flaggedDomainBelow(
  * group at the highest flagged level, its idlest CPU, then go on in that CPU's lower domains.
  */
 export function idlestLoop(
-  k: Kernel,
+  k: SchedCore,
   p: Task,
   start: SchedDomain | null,
   cpu: number,
@@ -203,7 +203,7 @@ export function idlestLoop(
 }
 
 /** sched_balance_self (2.6.29): the highest domain of cpu with the flag, below power savings. */
-export function schedBalanceSelf(k: Kernel, p: Task, cpu: number, flag: number): number {
+export function schedBalanceSelf(k: SchedCore, p: Task, cpu: number, flag: number): number {
   let sd: SchedDomain | null = null;
   for (const tmp of k.domains.domains[cpu]) {
     // If power savings logic is enabled for a domain, stop there.
@@ -241,7 +241,7 @@ function contributes(p: Task, cpu: number): boolean {
 }
 
 /** update_sg_wakeup_stats: the group's load/util/runnable/counts without p's own contribution. */
-function updateSgWakeupStats(k: Kernel, sd: SchedDomain, group: SchedGroup, p: Task): WakeupSgs {
+function updateSgWakeupStats(k: SchedCore, sd: SchedDomain, group: SchedGroup, p: Task): WakeupSgs {
   const late = k.era === "5.19" || k.era === "6.19";
   const s: WakeupSgs = {
     avgLoad: 0,
@@ -393,7 +393,7 @@ export function findIdlestGroup5x(ctx: FindIdlestGroupCtx): SchedGroup | null {
 
 /** find_idlest_group_cpu (5.x): a SCHED_IDLE-only CPU, else the shallowest idle, else least loaded. */
 export function findIdlestGroupCpu5x(
-  k: Kernel,
+  k: SchedCore,
   group: SchedGroup,
   p: Task,
   thisCpu: number,
@@ -431,7 +431,7 @@ export function findIdlestGroupCpu5x(
 
 /** find_idlest_cpu (5.x): the slow-path loop of select_task_rq_fair. */
 export function findIdlestCpu5x(
-  k: Kernel,
+  k: SchedCore,
   p: Task,
   sd: SchedDomain,
   cpu: number,

@@ -11,7 +11,7 @@
 //   - otherwise wake_idle(prev): with SD_WAKE_IDLE domains, the first idle CPU of the span.
 // No select_idle_sibling, no wake_wide, no wakelist in this era.
 import { WF_SYNC } from "../../sched";
-import type { Kernel } from "../../core/core";
+import type { SchedCore } from "../../core/api";
 import type { Task } from "../../sched";
 import type { SchedDomain } from "../../topology/sched_domain";
 import { SD_BALANCE_WAKE, SD_WAKE_AFFINE, SD_WAKE_BALANCE, SD_WAKE_IDLE } from "../../topology/sched_domain";
@@ -38,7 +38,7 @@ const ALWAYS_BIAS = { LB_BIAS: true };
 
 /** The loads wake_affine and the passive-balance test compare (computed by the caller in 2.6.29). */
 function wakeLoads(
-  k: Kernel,
+  k: SchedCore,
   sd: SchedDomain,
   thisCpu: number,
   prevCpu: number,
@@ -135,7 +135,7 @@ const WAKE_BALANCE = -2;
 
 /** The decision itself: a CPU from wake_idle, or WAKE_AFFINE / WAKE_BALANCE meaning this_cpu. */
 function selectWake2629(
-  k: Kernel,
+  k: SchedCore,
   st: WakeState,
   p: Task,
   prevCpu: number,

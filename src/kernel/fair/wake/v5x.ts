@@ -33,7 +33,7 @@ import { SCHED_CAPACITY_SCALE } from "../../sched";
 import { WF_FORK, WF_SYNC } from "../../sched";
 import type { Task } from "../../sched";
 import { SD_BALANCE_WAKE, SD_LOAD_BALANCE, SD_WAKE_AFFINE, type SchedDomain } from "../../topology/sched_domain";
-import type { Kernel } from "../../core/core";
+import type { SchedCore } from "../../core/api";
 import type { Rq } from "../../sched";
 import {
   countIdlestPlacement,
@@ -57,7 +57,7 @@ import { findIdlestCpu5x } from "./find_idlest";
 
 const INT_MAX = 0x7fffffff;
 
-const isLate = (k: Kernel): boolean => k.era === "5.19" || k.era === "6.19";
+const isLate = (k: SchedCore): boolean => k.era === "5.19" || k.era === "6.19";
 
 /** available_idle_cpu(cpu) || sched_idle_cpu(cpu), 3.0+ idle_cpu() inlined for the scans. */
 function idleOrSchedIdleRq(rq: Rq): boolean {
@@ -67,7 +67,7 @@ function idleOrSchedIdleRq(rq: Rq): boolean {
 }
 
 /** wake_affine_idle: -1 stands for nr_cpumask_bits (no opinion). */
-export function wakeAffineIdle(k: Kernel, thisCpu: number, prevCpu: number, sync: boolean): number {
+export function wakeAffineIdle(k: SchedCore, thisCpu: number, prevCpu: number, sync: boolean): number {
   // If this_cpu is idle, the wakeup comes from an interrupt: only move if the cache is shared,
   // and an idle cache-affine prev is kept.
   if (idleCpu(k, thisCpu) && cpusShareCache(k, thisCpu, prevCpu))
@@ -79,7 +79,7 @@ export function wakeAffineIdle(k: Kernel, thisCpu: number, prevCpu: number, sync
 
 /** wake_affine_weight: -1 stands for nr_cpumask_bits. Loads are cfs_rq load_avg (cpu_load). */
 export function wakeAffineWeight(
-  k: Kernel,
+  k: SchedCore,
   sd: SchedDomain,
   p: Task,
   thisCpu: number,
@@ -120,7 +120,7 @@ export function wakeAffine5x(ctx: WakeAffineCtx): number {
  * time a scan sees a new idle period of the CPU), halved for every jiffy since wake_stamp, and
  * debited with the time of each SIS_PROP scan (in selectIdleCpu).
  */
-function wakeAvgIdle(k: Kernel, st: WakeState, cpu: number): number {
+function wakeAvgIdle(k: SchedCore, st: WakeState, cpu: number): number {
   const rq = k.rqs[cpu];
   if (st.wakeIdleSeen[cpu] !== rq.idleSince) {
     st.wakeIdleSeen[cpu] = rq.idleSince;
@@ -138,7 +138,7 @@ function wakeAvgIdle(k: Kernel, st: WakeState, cpu: number): number {
 }
 
 /** sd_llc_shared->nr_idle_scan (SIS_UTIL): update_idle_cpu_scan's formula over target's LLC. */
-function nrIdleScan(k: Kernel, st: WakeState, llc: SchedDomain, llcId: number): number {
+function nrIdleScan(k: SchedCore, st: WakeState, llc: SchedDomain, llcId: number): number {
   const period = llc.balanceInterval * 1e6;
   if (k.now - st.nrIdleScanAt[llcId] < period) return st.nrIdleScan[llcId];
   let sumUtil = 0;
@@ -162,7 +162,7 @@ function nrIdleScan(k: Kernel, st: WakeState, llc: SchedDomain, llcId: number): 
 
 /** 5.6 select_idle_core: the first whole-idle SMT core of the LLC, wrapping from target. */
 function selectIdleCore56(
-  k: Kernel,
+  k: SchedCore,
   st: WakeState,
   p: Task,
   sd: SchedDomain,
@@ -202,7 +202,7 @@ function selectIdleCore56(
  * any idle CPU within nr (SIS_PROP in 5.19, SIS_UTIL in 6.19).
  */
 function selectIdleCpu(
-  k: Kernel,
+  k: SchedCore,
   st: WakeState,
   p: Task,
   sd: SchedDomain,
@@ -282,7 +282,7 @@ function selectIdleCpu(
 }
 
 /** select_idle_smt: 5.6 any idle sibling of target; 5.19+ an idle sibling of prev other than prev. */
-function selectIdleSmt(k: Kernel, st: WakeState, p: Task, cpu: number, skipSelf: boolean): number {
+function selectIdleSmt(k: SchedCore, st: WakeState, p: Task, cpu: number, skipSelf: boolean): number {
   const m = st.smtMask[cpu];
   for (let i = 0; i < m.length; i++) {
     const c = m[i];
