@@ -4,21 +4,9 @@ import { ledgerRow as judgeRow } from "../report/ledger";
 import { VERSION } from "../version";
 import type { Results } from "../experiment/results";
 import type { Reproduction } from "./registry";
+import type { LedgerRow } from "./types";
 
-export interface LedgerRow {
-  metric: string;
-  variant: string;
-  /** The published figure, or null where the source gives none. */
-  published: number | null;
-  /** Mean over iterations. */
-  simulated: number;
-  iterations: number[];
-  /** simulated / published. */
-  ratio: number | null;
-  /** The band the reproduction aims for (from the issue/notes), if any. */
-  band: [number, number] | null;
-  inBand: boolean | null;
-}
+export type { LedgerRow } from "./types";
 
 export interface LedgerExperiment {
   id: string;
