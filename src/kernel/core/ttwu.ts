@@ -8,7 +8,7 @@ import { TASK_RUNNING } from "../sched";
 import { ENQUEUE_INITIAL, ENQUEUE_WAKEUP, WF_FORK, WF_MIGRATED, WF_ON_CPU, WF_TTWU } from "../sched";
 import { bump, rqLockStat } from "../counters";
 import { defineHook } from "../hooks";
-import type { Era } from "../features";
+import { type Era, eraAtLeast } from "../features";
 
 
 export interface TtwuQueueCondCtx {
@@ -50,7 +50,7 @@ function ttwuQueueCond60(ctx: TtwuQueueCondCtx): boolean {
 defineHook(
   "core.ttwu_queue_cond",
   "ttwu_queue_cond: queue the wakee on the target CPU's wakelist instead of locking its rq",
-  (era: Era) => (era === "6.19" ? ttwuQueueCond60 : ttwuQueueCond519),
+  (era: Era) => (eraAtLeast(era, "6.0") ? ttwuQueueCond60 : ttwuQueueCond519),
 );
 
 /** record_wakee: count how often the waker switches wakees (wake_wide's input). */

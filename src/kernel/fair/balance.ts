@@ -2,6 +2,7 @@
 // the per-domain intervals, NOHZ idle balancing on behalf of tickless idle CPUs, newly-idle
 // balancing before a CPU goes idle, carrying out the moves load_balance decides, and the
 // stopper that performs active balancing. The decisions themselves are in fair_lb*.ts.
+import { ERA_TRAITS } from "../features";
 import type { SchedCore } from "../core/api";
 import type { Rq } from "../sched";
 import type { SchedDomain } from "../topology/sched_domain";
@@ -37,7 +38,7 @@ export class FairBalancer {
   constructor(private readonly k: SchedCore) {
     this.hz = k.tunables.hz;
     // 2.6.29 clamps at HZ * NR_CPUS / 10 with the config's NR_CPUS; later HZ * online / 10.
-    const nr = k.era === "2.6.29" ? Math.max(k.rqs.length, 64) : k.onlineCount();
+    const nr = ERA_TRAITS[k.era].family === "2.6" ? Math.max(k.rqs.length, 64) : k.onlineCount();
     this.maxInterval = maxLoadBalanceInterval(k.era, this.hz, nr);
     k.tickHooks.push((rq) => this.onTick(rq));
     k.newIdleHooks.push((rq) => this.idleBalance(rq));
@@ -49,8 +50,8 @@ export class FairBalancer {
   private onTick(rq: Rq): void {
     const k = this.k;
     const jiffies = jiffiesAt(k.now, this.hz);
-    if (k.era === "2.6.29") updateCpuLoad2629(rq, rq.cfs.loadWeight);
-    else if (k.era === "3.19" || k.era === "4.8")
+    if (ERA_TRAITS[k.era].family === "2.6") updateCpuLoad2629(rq, rq.cfs.loadWeight);
+    else if (ERA_TRAITS[k.era].family === "4.x")
       cpuLoadUpdateActive(rq, weightedCpuload(k.lbRq(rq.cpu), k.era), jiffies, false);
     // trigger_load_balance: SCHED_SOFTIRQ when the rq's next_balance is due.
     if (k.now >= rq.nextBalance)
@@ -73,7 +74,7 @@ export class FairBalancer {
         continueBalancing = res.continueBalancing;
         if (res.ldMoved > 0) {
           // Pulled work: we are no longer idle (or others are not).
-          idle = k.era === "2.6.29" ? "CPU_NOT_IDLE" : rq.isIdle() ? "CPU_IDLE" : "CPU_NOT_IDLE";
+          idle = ERA_TRAITS[k.era].family === "2.6" ? "CPU_NOT_IDLE" : rq.isIdle() ? "CPU_IDLE" : "CPU_NOT_IDLE";
         }
         sd.lastBalance = k.now;
         interval = this.interval(sd, idle !== "CPU_IDLE");
@@ -218,7 +219,7 @@ export class FairBalancer {
     const k = this.k;
     if (!k.features.NEWIDLE) return;
     const jiffy = jiffyNs(k);
-    const modern = k.era !== "2.6.29";
+    const modern = ERA_TRAITS[k.era].family !== "2.6";
     if (modern) {
       // Skip when the CPU tends to idle only briefly, or nothing anywhere is overloaded.
       if (rq.avgIdle < k.tunables.sched_migration_cost_ns || k.nrOverloaded === 0) return;
@@ -248,7 +249,7 @@ export class FairBalancer {
     if (this.ilbPending || k.now < this.nohzNextBalance) return;
     const ilb = k.rqs.find((r) => r.online && r.isIdle());
     if (!ilb) return;
-    if (k.era !== "2.6.29" && rq.nrRunning < 2) {
+    if (ERA_TRAITS[k.era].family !== "2.6" && rq.nrRunning < 2) {
       const llc = k.domains.sdLlc[rq.cpu];
       const busy =
         llc && llc.flags & SD_SHARE_PKG_RESOURCES
@@ -268,7 +269,7 @@ export class FairBalancer {
     let next = Infinity;
     for (const rq of k.rqs) {
       if (!rq.online || !rq.isIdle()) continue;
-      if (k.era === "3.19" || k.era === "4.8")
+      if (ERA_TRAITS[k.era].family === "4.x")
         cpuLoadUpdateIdle(rq, rq.cfs.loadWeight, jiffiesAt(k.now, this.hz));
       if (k.now >= rq.nextBalance) {
         const prev = k.thisCpu;

@@ -1,7 +1,7 @@
 // rq->cpu_load[] (2.6.x-4.x, removed in 5.x) and the load signals the balancer reads from it:
 // update_cpu_load (2.6.29 kernel/sched.c), cpu_load_update* and decay_load_missed (4.8 fair.c),
 // weighted_cpuload, source_load / target_load with the LB_BIAS feature.
-import type { Era, Features } from "../features";
+import { ERA_TRAITS, type Era, type Features } from "../features";
 
 export const CPU_LOAD_IDX_MAX = 5;
 
@@ -139,7 +139,7 @@ export interface CpuLoadView {
 
 /** weighted_cpuload: rq->load.weight in 2.6.x, cfs.runnable_load_avg in 3.x/4.x. */
 export function weightedCpuload(rq: CpuLoadView, era: Era): number {
-  return era === "2.6.29" ? rq.loadWeight : rq.runnableLoadAvg;
+  return ERA_TRAITS[era].family === "2.6" ? rq.loadWeight : rq.runnableLoadAvg;
 }
 
 /** source_load: a low guess for a migration source (min with cpu_load[type-1]). */

@@ -5,7 +5,7 @@ import type { SchedCore } from "../core/api";
 import type { CfsRq, Rq, SchedClass, Task } from "../sched";
 import "./wake/select";
 import { NICE_0_LOAD } from "../prio";
-import { tunableScale } from "../features";
+import { ERA_TRAITS, tunableScale } from "../features";
 import {
   DO_ATTACH,
   initEntityRunnableAverage,
@@ -45,7 +45,7 @@ export function cfsTiming(k: SchedCore): CfsTiming {
   const t = k.tunables;
   const factor = tunableScale(k.onlineCount(), t.tunable_scaling_cpu_cap);
   // 2.6.29 capped the scaled latency and min_granularity at 200 ms.
-  const cap = k.era === "2.6.29" ? 200_000_000 : Infinity;
+  const cap = ERA_TRAITS[k.era].latencyCapNs;
   return {
     latency: Math.min(t.sched_latency_ns * factor, cap),
     minGranularity: Math.min(t.sched_min_granularity_ns * factor, cap),
@@ -98,7 +98,7 @@ export const CFS_POLICY: FairPolicy = {
     const ideal = schedSlice(k, cfs, curr);
     const deltaExec = curr.se.sumExecRuntime - curr.se.prevSumExecRuntime;
     if (deltaExec > ideal) return true;
-    if (k.era === "2.6.29") return false;
+    if (!ERA_TRAITS[k.era].tickPreemptsVsLeftmost) return false;
     // 3.x+: do not preempt before min_granularity; then if curr is ahead of the leftmost by
     // more than a slice.
     if (deltaExec < k.cfsTiming.minGranularity) return false;
@@ -151,8 +151,8 @@ export class FairClass implements SchedClass {
   private readonly pickMovesToFront: boolean;
 
   constructor(private readonly k: SchedCore) {
-    this.pelt = k.era !== "2.6.29";
-    this.pickMovesToFront = k.era === "5.6" || k.era === "5.19" || k.era === "6.19";
+    this.pelt = ERA_TRAITS[k.era].pelt;
+    this.pickMovesToFront = ERA_TRAITS[k.era].pickMovesToFront;
   }
 
   /** update_load_avg for an entity of this rq (no-op without PELT). */
@@ -181,8 +181,7 @@ export class FairClass implements SchedClass {
         sa.utilAvg = cap;
       }
     }
-    if (this.k.era !== "4.8" && this.k.era !== "3.19" && this.k.era !== "5.6")
-      sa.runnableAvg = sa.utilAvg;
+    if (ERA_TRAITS[this.k.era].runnableAvgAtFork) sa.runnableAvg = sa.utilAvg;
   }
 
   /** sched_fork's init_entity_runnable_average: a new task's PELT starting point. */

@@ -14,7 +14,8 @@ import { TASK_ON_RQ_QUEUED } from "../sched";
 import { bump } from "../counters";
 import { lockRq } from "../core/ttwu";
 import { CPUPRI_INVALID, MAX_PRIO } from "./cpupri";
-import { eraAtLeast, findLowestRq, rtTask } from "./select";
+import { findLowestRq, rtTask } from "./select";
+import { eraAtLeast } from "../features";
 
 /** Only try algorithms three times. */
 export const RT_MAX_TRIES = 3;

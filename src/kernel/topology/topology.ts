@@ -8,7 +8,7 @@
 // *pre-degeneration* child domain (kernel-mechanisms.md 3.1).
 import { SCHED_CAPACITY_SCALE } from "../sched";
 import type { Machine } from "../../machine/types";
-import type { Era } from "../features";
+import { ERA_TRAITS, type Era, eraAtLeast } from "../features";
 import {
   SD_BALANCE_EXEC,
   SD_BALANCE_FORK,
@@ -90,7 +90,7 @@ export const groupCapacitySum: GroupCapacityFn = ({
 };
 
 export function defaultGroupCapacity(era: Era): GroupCapacityFn {
-  return era === "2.6.29" ? groupPower2629 : groupCapacitySum;
+  return ERA_TRAITS[era].family === "2.6" ? groupPower2629 : groupCapacitySum;
 }
 
 function sum(xs: number[]): number {
@@ -210,14 +210,14 @@ const SD_NODE_INIT = P2629({
     SD_SERIALIZE,
 });
 
-const isLoadIdxEra = (era: Era) => era === "3.19" || era === "4.8";
+const isLoadIdxEra = (era: Era) => ERA_TRAITS[era].family === "4.x";
 const hasSmtGain = isLoadIdxEra;
 
 /** sd_init() of 3.19 ... 6.19: turns the level's topology flags into behaviour. */
 function sdInit(era: Era, tlFlags: number, numaDistance: number): (w: number) => Params {
   return (w) => {
-    const late = era === "5.19" || era === "6.19"; // busy_factor 16, imbalance_pct 117 (v5.10)
-    const preferAll = era !== "3.19" && era !== "4.8"; // PREFER_SIBLING on every level but NUMA
+    const late = eraAtLeast(era, "5.10"); // busy_factor 16, imbalance_pct 117 (v5.10)
+    const preferAll = ERA_TRAITS[era].family !== "4.x"; // PREFER_SIBLING on every level but NUMA
     const p: Params = {
       minInterval: w,
       maxInterval: 2 * w,
@@ -285,7 +285,7 @@ function topologyLevels(machine: Machine, era: Era): TopologyLevel[] {
     return cpus.filter((c) => ok.has(c.node)).map((c) => c.id);
   };
 
-  if (era === "2.6.29") {
+  if (ERA_TRAITS[era].family === "2.6") {
     const nn = dist.length;
     // sched_domain_node_span: the node plus its SD_NODES_PER_DOMAIN-1 nearest (ties: next ids first).
     const nodeSpan = (cpu: number) => {
@@ -319,10 +319,10 @@ function topologyLevels(machine: Machine, era: Era): TopologyLevel[] {
       params: sdInit(era, SD_SHARE_CPUCAPACITY | SD_SHARE_PKG_RESOURCES, 0),
     },
     { name: "MC", mask: llc, overlap: false, params: sdInit(era, SD_SHARE_PKG_RESOURCES, 0) },
-    { name: era === "6.19" ? "PKG" : "DIE", mask: node, overlap: false, params: sdInit(era, 0, 0) },
+    { name: ERA_TRAITS[era].pkgLevel, mask: node, overlap: false, params: sdInit(era, 0, 0) },
   ];
   // sched_init_numa: one level per distinct distance; 4.19+ adds the identity NODE level first.
-  if (era !== "3.19" && era !== "4.8") {
+  if (ERA_TRAITS[era].family !== "4.x") {
     levels.push({
       name: "NODE",
       mask: node,
@@ -518,7 +518,7 @@ export function buildSchedDomains(
       levelOf.set(sd, li);
       child = sd;
       // 3.x+ stops once a level spans every CPU; 2.6.29 always builds all four levels.
-      if (era !== "2.6.29" && span.length === onlineIds.length) break;
+      if (ERA_TRAITS[era].family !== "2.6" && span.length === onlineIds.length) break;
     }
   }
 
@@ -626,7 +626,7 @@ export function buildSchedDomains(
   }
 
   // 4. imb_numa_nr (5.18+), on the pre-degeneration hierarchy as the kernel computes it.
-  if (era === "5.19" || era === "6.19") {
+  if (eraAtLeast(era, "5.18")) {
     for (const cpu of onlineIds) computeImbNumaNr(perLevel[0][cpu]);
   }
 

@@ -2,7 +2,7 @@
 // (cpu_util, check_cpu_capacity, should_we_balance), balance intervals
 // (get_sd_balance_interval, max_load_balance_interval) and the nr_balance_failed /
 // balance_interval accounting at the end of load_balance().
-import type { Era, Features, Tunables } from "../../features";
+import { ERA_TRAITS, type Era, eraAtLeast, type Features, type Tunables } from "../../features";
 import type { SchedDomain } from "../../topology/sched_domain";
 import { SD_POWERSAVINGS_BALANCE } from "../../topology/sched_domain";
 import {
@@ -18,7 +18,6 @@ import {
   type LbTask,
   MAX_PINNED_INTERVAL,
   SCHED_NR_MIGRATE_BREAK,
-  lbFamily,
 } from "./types";
 
 /** Parameters of createLbEnv; the rest of struct lb_env starts zeroed as in load_balance(). */
@@ -78,13 +77,7 @@ export function lbHook<K extends LbHookName>(
 }
 
 export function family(env: LbEnv): LbFamily {
-  return lbFamily(env.era);
-}
-
-/** Eras whose fair.c has a given later change (the 5.x family starts at 5.6). */
-export function eraAtLeast(era: Era, v: "5.7" | "5.10" | "5.18"): boolean {
-  void v; // all three changes are in 5.19 and 6.19 and absent from 5.6 and older
-  return era === "5.19" || era === "6.19";
+  return ERA_TRAITS[env.era].family;
 }
 
 /** cpumask_test_cpu(cpu, p->cpus_allowed). */
@@ -95,7 +88,7 @@ export function taskAllowedOn(p: LbTask, cpu: number): boolean {
 /** cpu_util(cpu): util_avg (max util_est in 5.x), capped at capacity_orig. */
 export function cpuUtil(rq: LbRq, era: Era): number {
   let util = rq.cfsUtilAvg;
-  if (lbFamily(era) === "5.x") util = Math.max(util, rq.cfsUtilEst ?? 0);
+  if (ERA_TRAITS[era].family === "5.x") util = Math.max(util, rq.cfsUtilEst ?? 0);
   return Math.min(util, rq.cpuCapacityOrig);
 }
 
@@ -113,7 +106,7 @@ export function getSdLoadIdx(sd: SchedDomain, idle: CpuIdleType): number {
 
 /** cpu_avg_load_per_task: 2.6.29 rq->load.weight / nr_running; 4.x weighted_cpuload / h_nr_running. */
 export function cpuAvgLoadPerTask(rq: LbRq, era: Era): number {
-  if (era === "2.6.29") return rq.nrRunning ? Math.floor(rq.loadWeight / rq.nrRunning) : 0;
+  if (ERA_TRAITS[era].family === "2.6") return rq.nrRunning ? Math.floor(rq.loadWeight / rq.nrRunning) : 0;
   return rq.cfsHNrRunning ? Math.floor(rq.runnableLoadAvg / rq.cfsHNrRunning) : 0;
 }
 
@@ -197,7 +190,7 @@ export function sdBalanceDue(
  * because need_active_balance reads it.
  */
 export function lbNoteFailure(sd: SchedDomain, idle: CpuIdleType, era: Era): void {
-  if (lbFamily(era) === "2.6" || idle !== "CPU_NEWLY_IDLE") sd.nrBalanceFailed++;
+  if (ERA_TRAITS[era].family === "2.6" || idle !== "CPU_NEWLY_IDLE") sd.nrBalanceFailed++;
 }
 
 /**
@@ -215,7 +208,7 @@ export function lbAccountPass(
   idle: CpuIdleType,
   era: Era,
 ): void {
-  const fam = lbFamily(era);
+  const fam = ERA_TRAITS[era].family;
   const newidle = idle === "CPU_NEWLY_IDLE";
   const growInterval = (allPinned: boolean): void => {
     if (fam === "5.x" && newidle) return;

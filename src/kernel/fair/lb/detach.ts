@@ -2,6 +2,7 @@
 // detach_one_task (4.x/5.x fair.c), balance_tasks/move_tasks (2.6.29 kernel/sched.c).
 // Tasks are not moved here: the functions return the tasks to move, in order, and keep
 // the source rq's nr_running and the cfs_tasks list order in a working copy.
+import { eraAtLeast } from "../../features";
 import {
   type CanMigrateTaskCtx,
   LBF_ALL_PINNED,
@@ -14,7 +15,7 @@ import {
   SCHED_NR_MIGRATE_BREAK,
   type TaskHotCtx,
 } from "./types";
-import { eraAtLeast, family, lbHook, taskAllowedOn } from "./common";
+import { family, lbHook, taskAllowedOn } from "./common";
 
 /**
  * task_hot: buddies are hot (CACHE_HOT_BUDDY; 4.x+ only when the destination is busy), a task

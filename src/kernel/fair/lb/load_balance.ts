@@ -2,6 +2,7 @@
 // The functions decide; the core moves tasks (LoadBalanceResult.migrations) and queues the
 // stopper (activeBalance). Domain balance state (nr_balance_failed, balance_interval,
 // sgc->imbalance) is updated here, as load_balance() does in the kernel.
+import { ERA_TRAITS } from "../../features";
 import { defineHook } from "../../hooks";
 import type { SchedDomain } from "../../topology/sched_domain";
 import {
@@ -24,7 +25,6 @@ import {
   type LoadBalanceResult,
   type NeedActiveBalanceCtx,
   SCHED_NR_MIGRATE_BREAK,
-  lbFamily,
 } from "./types";
 import {
   family,
@@ -152,7 +152,7 @@ const subset = (cpus: Set<number>, mask: readonly number[]): boolean =>
  * accounting and the active-balance kick. Dispatches to the 2.6.29 version by era.
  */
 export function loadBalance(env: LbEnv): LoadBalanceResult {
-  if (lbFamily(env.era) === "2.6") return loadBalance2629(env);
+  if (ERA_TRAITS[env.era].family === "2.6") return loadBalance2629(env);
   const sd = env.sd;
   const sdParent = sd.parent;
   const thisCpu = env.dstCpu;
@@ -160,7 +160,7 @@ export function loadBalance(env: LbEnv): LoadBalanceResult {
   const findGroup = lbHook(env.hooks, "fair.find_busiest_group", findBusiestGroup);
   const findQueue = lbHook(env.hooks, "fair.find_busiest_queue", findBusiestQueue);
   const needActive = lbHook(env.hooks, "fair.need_active_balance", needActiveBalance);
-  const is5x = lbFamily(env.era) === "5.x";
+  const is5x = ERA_TRAITS[env.era].family === "5.x";
 
   const finish = (
     decision: LbDecision,
@@ -302,7 +302,7 @@ export function activeLoadBalanceCpuStop(env: LbEnv, busiest: LbRq): LbMigration
   env.flags = LBF_DST_PINNED;
   env.srcCpu = busiest.cpu;
   let p: LbTask | null = null;
-  if (lbFamily(env.era) === "2.6") {
+  if (ERA_TRAITS[env.era].family === "2.6") {
     const canMigrate = lbHook(env.hooks, "fair.can_migrate_task", canMigrateTask);
     for (const t of busiest.cfsTasks)
       if (canMigrate({ env, task: t })) {

@@ -1,7 +1,7 @@
 // The load balancer's views of the runqueues and tasks (implemented structurally by the core),
 // struct lb_env, the group statistics of each era, the outcome of a balance pass, and the typed
 // contexts of the hookable decision points.
-import type { Era, Features, Tunables } from "../../features";
+import type { Era, Family, Features, Tunables } from "../../features";
 import type { SchedDomain, SchedGroup } from "../../topology/sched_domain";
 import type { CpuLoadView } from "../cpu_load";
 
@@ -390,10 +390,5 @@ export const LB_HOOKS: readonly LbHookName[] = [
   "fair.get_sd_balance_interval",
 ];
 
-/** Which balancer generation an era uses. 3.19 is approximated by the 4.x code. */
-export type LbFamily = "2.6" | "4.x" | "5.x";
-export function lbFamily(era: Era): LbFamily {
-  if (era === "2.6.29") return "2.6";
-  if (era === "3.19" || era === "4.8") return "4.x";
-  return "5.x";
-}
+/** Which balancer generation an era uses (ERA_TRAITS[era].family). */
+export type LbFamily = Family;

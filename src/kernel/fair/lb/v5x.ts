@@ -23,7 +23,8 @@ import {
   type SdLbStats56,
   type SgLbStats56,
 } from "./types";
-import { checkCpuCapacity, cpuUtil, eraAtLeast, lbHook, schedAsymPrefer } from "./common";
+import { checkCpuCapacity, cpuUtil, lbHook, schedAsymPrefer } from "./common";
+import { eraAtLeast } from "../../features";
 import { idleImbalanceSlack } from "./v48";
 
 const UINT_MAX = 4294967295;

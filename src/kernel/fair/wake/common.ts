@@ -3,6 +3,7 @@
 // avg_scan_cost, has_idle_cores, nr_idle_scan), idle_cpu() per era, cpus_share_cache, the SMT
 // masks, and the placement counters. The era paths are fair_wake_2629.ts, fair_wake_48.ts and
 // fair_wake_5x.ts; the slow path (find_idlest_group / find_idlest_cpu) is fair_wake_idlest.ts.
+import { ERA_TRAITS } from "../../features";
 import { WF_EXEC, WF_FORK } from "../../sched";
 import type { SchedCore } from "../../core/api";
 import type { Rq } from "../../sched";
@@ -95,7 +96,7 @@ export function currentOn(k: SchedCore, cpu: number): Task | null {
  */
 export function idleCpu(k: SchedCore, cpu: number): boolean {
   const rq = k.rqs[cpu];
-  if (k.era === "2.6.29") return rq.curr === null;
+  if (ERA_TRAITS[k.era].family === "2.6") return rq.curr === null;
   return rq.curr === null && rq.nrRunning === 0 && rq.ttwuPending === 0;
 }
 
@@ -219,7 +220,8 @@ export class WakeState {
     });
     this.rebuild();
     // has_idle_cores is kept up to date from here on (5.x select_idle_sibling reads it).
-    if (k.era === "5.6" || k.era === "5.19" || k.era === "6.19") this.installIdleCoreTracking();
+    if (ERA_TRAITS[k.era].idleCores)
+      this.installIdleCoreTracking();
   }
 
   /** After a domain rebuild (hotplug): SMT masks and has_idle_cores from the current state. */

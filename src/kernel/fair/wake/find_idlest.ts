@@ -8,6 +8,7 @@
 //          idle CPU in the shallowest idle state, most recently idled.
 //   5.5+ fair.c (Vincent Guittot's rework): update_sg_wakeup_stats, group_type classification,
 //          update_pick_idlest, the NUMA rules, find_idlest_group_cpu.
+import { ERA_TRAITS, eraAtLeast } from "../../features";
 import { SCHED_CAPACITY_SCALE } from "../../sched";
 import type { SchedCore } from "../../core/api";
 import type { Task } from "../../sched";
@@ -177,7 +178,7 @@ export function idlestLoop(
   sdFlag: number,
 ): number {
   const findGroup = wakeState(k).findIdlestGroup;
-  const findCpu = k.era === "2.6.29" ? findIdlestCpu2629 : findIdlestCpu48;
+  const findCpu = ERA_TRAITS[k.era].family === "2.6" ? findIdlestCpu2629 : findIdlestCpu48;
   let sd = start;
   while (sd) {
     if (!(sd.flags & sdFlag)) {
@@ -242,7 +243,7 @@ function contributes(p: Task, cpu: number): boolean {
 
 /** update_sg_wakeup_stats: the group's load/util/runnable/counts without p's own contribution. */
 function updateSgWakeupStats(k: SchedCore, sd: SchedDomain, group: SchedGroup, p: Task): WakeupSgs {
-  const late = k.era === "5.19" || k.era === "6.19";
+  const late = eraAtLeast(k.era, "5.19");
   const s: WakeupSgs = {
     avgLoad: 0,
     groupLoad: 0,
@@ -324,7 +325,7 @@ function updatePickIdlest(idlest: WakeupSgs, s: WakeupSgs, late: boolean): boole
 /** find_idlest_group (5.5+): the idlest group by type, then the local-vs-idlest decision. */
 export function findIdlestGroup5x(ctx: FindIdlestGroupCtx): SchedGroup | null {
   const { k, p, sd, thisCpu } = ctx;
-  const late = k.era === "5.19" || k.era === "6.19";
+  const late = eraAtLeast(k.era, "5.19");
   let idlest: SchedGroup | null = null;
   let local: SchedGroup | null = null;
   let localSgs: WakeupSgs | null = null;

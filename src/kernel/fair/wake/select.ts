@@ -9,7 +9,7 @@
 // 6.19), the slow path fair_wake_idlest.ts, shared state and helpers fair_wake_common.ts.
 // Every decision is counted in counters.wakePlacement (see countWakePlacement).
 import { WF_FORK } from "../../sched";
-import type { Era } from "../../features";
+import { ERA_TRAITS, type Era, type Family } from "../../features";
 import { defineHook } from "../../hooks";
 import { selectTaskRqFair2629, wakeAffine2629, wakeIdle2629 } from "./v2629";
 import { selectIdleSibling48, selectTaskRqFair48, wakeAffine48, wakeWide } from "./v48";
@@ -26,12 +26,7 @@ export type {
 } from "./common";
 export { idleCpu, wakeState } from "./common";
 
-type Family = "2.6" | "4.x" | "5.x";
-function family(era: Era): Family {
-  if (era === "2.6.29") return "2.6";
-  if (era === "3.19" || era === "4.8") return "4.x";
-  return "5.x";
-}
+const family = (era: Era): Family => ERA_TRAITS[era].family;
 
 /**
  * The placement the project started with (prev if idle, else an idle CPU of prev's LLC, else

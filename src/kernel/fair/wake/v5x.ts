@@ -29,6 +29,7 @@
 //   that finds no idle core, as in the kernel (see WakeState).
 // - Not modelled: EAS, asymmetric capacity, per-CPU kthread stacking, clusters, core scheduling
 //   cookies, delayed dequeue, PF_EXITING.
+import { eraAtLeast } from "../../features";
 import { SCHED_CAPACITY_SCALE } from "../../sched";
 import { WF_FORK, WF_SYNC } from "../../sched";
 import type { Task } from "../../sched";
@@ -57,7 +58,8 @@ import { findIdlestCpu5x } from "./find_idlest";
 
 const INT_MAX = 0x7fffffff;
 
-const isLate = (k: SchedCore): boolean => k.era === "5.19" || k.era === "6.19";
+/** The select_idle_sibling/select_idle_cpu of v5.19 (the changes since 5.6 taken together). */
+const isLate = (k: SchedCore): boolean => eraAtLeast(k.era, "5.19");
 
 /** available_idle_cpu(cpu) || sched_idle_cpu(cpu), 3.0+ idle_cpu() inlined for the scans. */
 function idleOrSchedIdleRq(rq: Rq): boolean {
@@ -385,6 +387,6 @@ export function selectTaskRqFair5x(ctx: SelectTaskRqCtx): number {
   st.sisReason = null;
   newCpu = st.selectIdleSibling({ k, p, prev: prevCpu, target: newCpu, thisCpu: cpu });
   countWakePlacement(k, st, newCpu, prevCpu, cpu);
-  if (k.era === "5.6" && wantAffine && current) st.setRecentUsedCpu(current, cpu);
+  if (!isLate(k) && wantAffine && current) st.setRecentUsedCpu(current, cpu);
   return newCpu;
 }
