@@ -16,6 +16,16 @@ export interface WorkloadContext {
   /** Runs fn at simulated time t. */
   at(t: number, fn: () => void): void;
   random(name: string): RandomStream;
+  /** Number of CPUs of the machine (online or not). */
+  readonly ncpus: number;
+  /** The scheduler tick period, ns (1e9 / HZ). */
+  readonly tickNs: number;
+  /** The CPUs online now, ascending. */
+  onlineCpus(): number[];
+  /** Work a task has done so far (ns of `run` at capacity 1024), including its running segment. */
+  workDone(task: Task): number;
+  /** The task with this pid, if spawned. */
+  taskByPid(pid: number): Task | undefined;
 }
 
 export interface WorkloadRun {
@@ -45,6 +55,11 @@ export function makeContext(k: Kernel, warmupNs: number, endNs: number): Workloa
     channel: (name, kind, cap) => new Channel(name, kind, cap),
     at: (t, fn) => k.at(t, fn),
     random: (name) => k.random.stream(`workload/${name}`),
+    ncpus: k.rqs.length,
+    tickNs: k.tickNs,
+    onlineCpus: () => k.rqs.filter((rq) => rq.online).map((rq) => rq.cpu),
+    workDone: (task) => k.workDone(task),
+    taskByPid: (pid) => k.taskByPid(pid),
   };
 }
 
