@@ -224,8 +224,10 @@ test("a single online CPU gets no domains", () => {
   assert.deepEqual(t.online, [0]);
 });
 
-// kernel-mechanisms.md 6.4 (and 1.2, 3.1, 4.1): imbalance_pct / cache_nice_tries / busy_factor
-// and interval bounds per level per era. w = span weight.
+// imbalance_pct / cache_nice_tries / busy_factor and interval bounds per level per era; w = span
+// weight. Sources: 2.6.29 include/linux/topology.h (SD_SIBLING_INIT, SD_MC_INIT, SD_CPU_INIT) and
+// arch/x86/include/asm/topology.h (SD_NODE_INIT); v3.19-v5.9 sd_init in kernel/sched/core.c, then
+// kernel/sched/topology.c (125, busy_factor 32); v5.10 sd_init (imbalance_pct 117, busy_factor 16).
 test("per-level parameters per era match the reference table", () => {
   type Row = [
     level: string,
