@@ -30,7 +30,11 @@ export { ERAS, eraDefaults, type Era, type Features, type Tunables } from "./ker
 export { preset, presetNames } from "./machine/presets";
 export { machineBuilder } from "./machine/builder";
 export type { Machine, CpuInfo, CostModel, ShareLevel, IdleState } from "./machine/types";
-export { buildSchedDomains, describeDomains, defaultGroupCapacity } from "./kernel/topology/topology";
+export {
+  buildSchedDomains,
+  describeDomains,
+  defaultGroupCapacity,
+} from "./kernel/topology/topology";
 export type { SchedDomain, SchedGroup, DomainTree } from "./kernel/topology/sched_domain";
 export { Kernel, type SpawnSpec } from "./kernel/core/core";
 export {

@@ -4,6 +4,7 @@ import type { Task } from "./sched";
 
 export type ChannelKind = "pipe" | "dgram";
 
+/** A pipe or datagram socket between tasks (the pipe_inode_info / socket receive queue). */
 export class Channel {
   // A growable ring of messages in parallel arrays (no per-message allocation).
   private bytesQ = new Float64Array(16);

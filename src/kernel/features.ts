@@ -3,6 +3,7 @@
 
 /** Kernel versions whose scheduler logic we model. Each experiment picks its baseline era. */
 export const ERAS = ["2.6.29", "3.19", "4.8", "5.6", "5.19", "6.19"] as const;
+/** One of ERAS. */
 export type Era = (typeof ERAS)[number];
 
 /** Whether `x` names a modelled era. */
@@ -39,10 +40,7 @@ export interface EraTraits {
   readonly pkgLevel: "DIE" | "PKG";
 }
 
-function traits(
-  version: readonly [number, number],
-  family: Family,
-): EraTraits {
+function traits(version: readonly [number, number], family: Family): EraTraits {
   const at = (maj: number, min: number) =>
     version[0] > maj || (version[0] === maj && version[1] >= min);
   return {

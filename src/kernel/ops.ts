@@ -100,20 +100,26 @@ export const wake = (pid: number, sync = false): Op =>
     o.pid = pid;
     o.sync = sync;
   });
+/** Give up the CPU (sched_yield). */
 export const yieldCpu = (): Op => new Op("yield");
+/** Change this task's nice value (set_user_nice). */
 export const setNice = (nice: number): Op => mk("nice", (o) => (o.nice = nice));
+/** Change this task's policy and RT priority (sched_setscheduler). */
 export const setPolicy = (policy: Policy, rtPriority = 0): Op =>
   mk("policy", (o) => {
     o.policy = policy;
     o.rtPriority = rtPriority;
   });
+/** Change the CPUs this task may run on (sched_setaffinity). */
 export const setAffinity = (cpus: number[]): Op => mk("affinity", (o) => (o.cpus = [...cpus]));
 /** Run a kernel-side callback in this task's context (used by kernel threads). */
 export const call = (fn: () => void): Op => mk("call", (o) => (o.fn = fn));
 /** fork(): create a task from this one (placed by the fork balancing of the parent's CPU). `yield fork(...)` returns its pid. */
 export const fork = (child: ForkSpec): Op => mk("fork", (o) => (o.child = child));
+/** End this task (do_exit). */
 export const exit = (): Op => new Op("exit");
 
+/** A task to create with Kernel.spawn or WorkloadContext.spawn (fork + wake_up_new_task). */
 export interface SpawnSpec {
   comm: string;
   role?: string;
@@ -139,4 +145,5 @@ export interface ForkSpec {
 
 export type { TaskApi } from "./sched";
 
+/** A task program: a generator over its TaskApi that yields the operations to run. */
 export type Program = (t: TaskApi) => Generator<Op, void, unknown>;

@@ -12,6 +12,7 @@ export const SCHED_PRIO_TO_WEIGHT: readonly number[] = [
   /*  15 */ 36, 29, 23, 18, 15,
 ];
 
+/** The load weight of a nice value (sched_prio_to_weight[nice + 20]); throws outside -20..19. */
 export function niceToWeight(nice: number): number {
   if (!Number.isInteger(nice) || nice < -20 || nice > 19) {
     throw new Error(`nice must be an integer from -20 to 19 (got ${nice})`);

@@ -70,7 +70,9 @@ export function schedFair(params: SchedFairParams): Workload {
             let last = pids.map(() => 0);
             for (;;) {
               yield sleep(intervalNs);
-              const loops = pids.map((pid) => Math.floor(ctx.workDone(ctx.taskByPid(pid)!) / loopNs));
+              const loops = pids.map((pid) =>
+                Math.floor(ctx.workDone(ctx.taskByPid(pid)!) / loopNs),
+              );
               const counts = loops.map((l, i) => l - last[i]);
               last = loops;
               const avg = counts.reduce((a, b) => a + b, 0) / n;

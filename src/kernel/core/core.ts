@@ -27,7 +27,6 @@ import { CFS_POLICY, cfsTiming, FairClass } from "../fair/fair";
 import type { Era, Features, Tunables } from "../features";
 import type { Hooks } from "../hooks";
 import { exitLatencyNs, isPolling, recordIdle, selectIdleState } from "./idle";
-import type { Policy } from "../prio";
 import { RtClass } from "../rt/rt";
 import type { DomainTree } from "../topology/sched_domain";
 import { buildSchedDomains } from "../topology/topology";
@@ -43,7 +42,6 @@ import type { SchedCore } from "./api";
 import { armTimer, at, runUntil } from "./events";
 import { IdleClass, StopClass } from "./stop_task";
 
-
 export interface KernelConfig {
   machine: Machine;
   era: Era;
@@ -58,6 +56,10 @@ export interface KernelConfig {
 
 export type { SpawnSpec } from "../ops";
 
+/**
+ * The scheduler of one simulated machine: per-CPU runqueues, the classes, sched domains and the
+ * event loop, mirroring kernel/sched/core.c. Experiments build one per iteration.
+ */
 export class Kernel implements SchedCore {
   now = 0;
   readonly eq = new EventQueue(4096);
@@ -571,4 +573,3 @@ export class Kernel implements SchedCore {
     checkInvariants(this);
   }
 }
-

@@ -5,11 +5,17 @@ import type { SchedCore } from "./api";
 import type { Rq } from "../sched";
 import type { Task } from "../sched";
 import { TASK_RUNNING } from "../sched";
-import { ENQUEUE_INITIAL, ENQUEUE_WAKEUP, WF_FORK, WF_MIGRATED, WF_ON_CPU, WF_TTWU } from "../sched";
+import {
+  ENQUEUE_INITIAL,
+  ENQUEUE_WAKEUP,
+  WF_FORK,
+  WF_MIGRATED,
+  WF_ON_CPU,
+  WF_TTWU,
+} from "../sched";
 import { bump, rqLockStat } from "../counters";
 import { defineHook } from "../hooks";
 import { type Era, eraAtLeast } from "../features";
-
 
 export interface TtwuQueueCondCtx {
   k: SchedCore;

@@ -6,7 +6,11 @@ import { ERA_TRAITS } from "../features";
 import type { SchedCore } from "../core/api";
 import type { Rq } from "../sched";
 import type { SchedDomain } from "../topology/sched_domain";
-import { SD_BALANCE_NEWIDLE, SD_LOAD_BALANCE, SD_SHARE_PKG_RESOURCES } from "../topology/sched_domain";
+import {
+  SD_BALANCE_NEWIDLE,
+  SD_LOAD_BALANCE,
+  SD_SHARE_PKG_RESOURCES,
+} from "../topology/sched_domain";
 import { activeLoadBalanceCpuStop, domainSpanning, loadBalance } from "./lb/load_balance";
 import { createLbEnv, jiffiesAt, maxLoadBalanceInterval, msecsToJiffies } from "./lb/common";
 import type { CpuIdleType, LoadBalanceResult } from "./lb/types";
@@ -74,7 +78,12 @@ export class FairBalancer {
         continueBalancing = res.continueBalancing;
         if (res.ldMoved > 0) {
           // Pulled work: we are no longer idle (or others are not).
-          idle = ERA_TRAITS[k.era].family === "2.6" ? "CPU_NOT_IDLE" : rq.isIdle() ? "CPU_IDLE" : "CPU_NOT_IDLE";
+          idle =
+            ERA_TRAITS[k.era].family === "2.6"
+              ? "CPU_NOT_IDLE"
+              : rq.isIdle()
+                ? "CPU_IDLE"
+                : "CPU_NOT_IDLE";
         }
         sd.lastBalance = k.now;
         interval = this.interval(sd, idle !== "CPU_IDLE");

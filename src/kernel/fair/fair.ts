@@ -14,7 +14,6 @@ import {
   updateLoadAvg,
 } from "./pelt";
 
-
 /** calc_delta_fair: delta scaled by NICE_0_LOAD / weight (integer, as __calc_delta truncates). */
 export function calcDeltaFair(delta: number, weight: number): number {
   return weight === NICE_0_LOAD ? delta : Math.floor((delta * NICE_0_LOAD) / weight);

@@ -10,12 +10,16 @@ import {
   createPeltRemoved,
   createSchedAvg,
   SCHED_CAPACITY_SCALE,
-  SCHED_CAPACITY_SHIFT,
   type PeltRemoved,
   type SchedAvg,
 } from "../sched";
 
-export { SCHED_CAPACITY_SCALE, SCHED_CAPACITY_SHIFT, createSchedAvg, createPeltRemoved } from "../sched";
+export {
+  SCHED_CAPACITY_SCALE,
+  SCHED_CAPACITY_SHIFT,
+  createSchedAvg,
+  createPeltRemoved,
+} from "../sched";
 export type { SchedAvg, PeltRemoved } from "../sched";
 
 /** runnable_avg_yN_inv[n] = y^n * 2^32 with y^32 = 0.5 (sched-pelt.h, generated). */

@@ -10,12 +10,11 @@ import { WF_FORK, WF_TTWU } from "../sched";
 import type { SchedCore } from "../core/api";
 import type { Rq } from "../sched";
 import type { Task } from "../sched";
-import { type Era, eraAtLeast } from "../features";
+import { eraAtLeast } from "../features";
 import { defineHook } from "../hooks";
 import { bump } from "../counters";
 import { MAX_RT_PRIO } from "../prio";
 import { SD_WAKE_AFFINE } from "../topology/sched_domain";
-
 
 /** rt_task(): by priority, so the stopper (prio 0) counts, as in the kernel. */
 export function rtTask(p: Task): boolean {

@@ -7,18 +7,14 @@ import {
   SD_BALANCE_EXEC,
   SD_BALANCE_FORK,
   SD_BALANCE_NEWIDLE,
-  SD_BALANCE_WAKE,
-  SD_ASYM_PACKING,
   SD_LOAD_BALANCE,
   SD_NUMA,
-  SD_POWERSAVINGS_BALANCE,
   SD_PREFER_SIBLING,
   SD_SERIALIZE,
   SD_SHARE_CPUCAPACITY,
   SD_SHARE_PKG_RESOURCES,
   SD_WAKE_AFFINE,
   SD_WAKE_BALANCE,
-  SD_WAKE_IDLE,
   type SchedDomain,
   type SdLevel,
 } from "./sched_domain";
@@ -275,4 +271,3 @@ export function topologyLevels(machine: Machine, era: Era): TopologyLevel[] {
   }
   return levels;
 }
-

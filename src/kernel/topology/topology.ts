@@ -31,7 +31,6 @@ import {
   type DomainTree,
   type SchedDomain,
   type SchedGroup,
-  type SdLevel,
 } from "./sched_domain";
 
 export { LOCAL_DISTANCE, RECLAIM_DISTANCE, SMT_GAIN } from "./levels";
@@ -85,6 +84,10 @@ export const groupCapacitySum: GroupCapacityFn = ({
   return sum(childGroupCapacities);
 };
 
+/**
+ * The era's group-capacity rule: 2.6.29 init_sched_groups_power, or the sum of the child groups'
+ * capacities (update_group_capacity) later. The default of the topology.group_capacity hook.
+ */
 export function defaultGroupCapacity(era: Era): GroupCapacityFn {
   return ERA_TRAITS[era].family === "2.6" ? groupPower2629 : groupCapacitySum;
 }

@@ -14,7 +14,6 @@ import { patch, type Patch } from "../../../src/patch/patch";
 import { Channel } from "../../../src/kernel/channel";
 import { SD_WAKE_AFFINE } from "../../../src/kernel/topology/sched_domain";
 
-
 function kernel(
   machine: string,
   era: Era,

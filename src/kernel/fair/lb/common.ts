@@ -106,7 +106,8 @@ export function getSdLoadIdx(sd: SchedDomain, idle: CpuIdleType): number {
 
 /** cpu_avg_load_per_task: 2.6.29 rq->load.weight / nr_running; 4.x weighted_cpuload / h_nr_running. */
 export function cpuAvgLoadPerTask(rq: LbRq, era: Era): number {
-  if (ERA_TRAITS[era].family === "2.6") return rq.nrRunning ? Math.floor(rq.loadWeight / rq.nrRunning) : 0;
+  if (ERA_TRAITS[era].family === "2.6")
+    return rq.nrRunning ? Math.floor(rq.loadWeight / rq.nrRunning) : 0;
   return rq.cfsHNrRunning ? Math.floor(rq.runnableLoadAvg / rq.cfsHNrRunning) : 0;
 }
 

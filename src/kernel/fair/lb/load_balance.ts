@@ -35,13 +35,7 @@ import {
   shouldWeBalance,
   taskAllowedOn,
 } from "./common";
-import {
-  canMigrateTask,
-  detachOneTask,
-  detachSource,
-  detachTasks,
-  taskHot,
-} from "./detach";
+import { canMigrateTask, detachOneTask, detachSource, detachTasks, taskHot } from "./detach";
 import { findBusiestGroup2629, findBusiestQueue2629, loadBalance2629 } from "./v2629";
 import {
   calculateImbalance48Hook,

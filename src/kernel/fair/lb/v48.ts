@@ -21,13 +21,7 @@ import {
   type SgLbStats48,
 } from "./types";
 import { sourceLoad, targetLoad, weightedCpuload } from "../cpu_load";
-import {
-  checkCpuCapacity,
-  cpuAvgLoadPerTask,
-  cpuUtil,
-  getSdLoadIdx,
-  lbHook,
-} from "./common";
+import { checkCpuCapacity, cpuAvgLoadPerTask, cpuUtil, getSdLoadIdx, lbHook } from "./common";
 
 const ULONG_MAX = 2 ** 64 - 1;
 const typeRank = (t: GroupType48): number =>

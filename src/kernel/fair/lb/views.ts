@@ -113,8 +113,7 @@ export class RqView implements LbRq {
   /** The cfs_rq averages decayed to now (update_blocked_averages before balancing). */
   private freshAvg() {
     const cfs = this.rq.cfs;
-    if (this.pelt && cfs.avg.lastUpdateTime !== this.k.now)
-      updateCfsRqLoadAvg(this.k.now, cfs);
+    if (this.pelt && cfs.avg.lastUpdateTime !== this.k.now) updateCfsRqLoadAvg(this.k.now, cfs);
     return cfs.avg;
   }
 }

@@ -220,8 +220,7 @@ export class WakeState {
     });
     this.rebuild();
     // has_idle_cores is kept up to date from here on (5.x select_idle_sibling reads it).
-    if (ERA_TRAITS[k.era].idleCores)
-      this.installIdleCoreTracking();
+    if (ERA_TRAITS[k.era].idleCores) this.installIdleCoreTracking();
   }
 
   /** After a domain rebuild (hotplug): SMT masks and has_idle_cores from the current state. */

@@ -94,7 +94,12 @@ export function findIdlestGroup48(ctx: FindIdlestGroupCtx): SchedGroup | null {
 }
 
 /** find_idlest_cpu, 2.6.29: the least weighted_cpuload (rq->load.weight), ties to this_cpu. */
-export function findIdlestCpu2629(k: SchedCore, group: SchedGroup, p: Task, thisCpu: number): number {
+export function findIdlestCpu2629(
+  k: SchedCore,
+  group: SchedGroup,
+  p: Task,
+  thisCpu: number,
+): number {
   let minLoad = Infinity;
   let idlest = -1;
   for (const i of group.cpus) {

@@ -14,7 +14,12 @@ import { WF_SYNC } from "../../sched";
 import type { SchedCore } from "../../core/api";
 import type { Task } from "../../sched";
 import type { SchedDomain } from "../../topology/sched_domain";
-import { SD_BALANCE_WAKE, SD_WAKE_AFFINE, SD_WAKE_BALANCE, SD_WAKE_IDLE } from "../../topology/sched_domain";
+import {
+  SD_BALANCE_WAKE,
+  SD_WAKE_AFFINE,
+  SD_WAKE_BALANCE,
+  SD_WAKE_IDLE,
+} from "../../topology/sched_domain";
 import { sourceLoad, targetLoad } from "../cpu_load";
 import { cpuAvgLoadPerTask } from "../lb/common";
 import { bump } from "../../counters";

@@ -14,7 +14,12 @@
 //      else a group of sd_llc (or a lower domain) whose CPUs are all idle (none of them target).
 // Forks/execs (and wakeups on SD_BALANCE_WAKE domains): find_idlest_group / find_idlest_cpu.
 import { WF_SYNC } from "../../sched";
-import { SD_BALANCE_WAKE, SD_LOAD_BALANCE, SD_WAKE_AFFINE, type SchedDomain } from "../../topology/sched_domain";
+import {
+  SD_BALANCE_WAKE,
+  SD_LOAD_BALANCE,
+  SD_WAKE_AFFINE,
+  type SchedDomain,
+} from "../../topology/sched_domain";
 import { sourceLoad, targetLoad } from "../cpu_load";
 import {
   countIdlestPlacement,

@@ -33,7 +33,12 @@ import { eraAtLeast } from "../../features";
 import { SCHED_CAPACITY_SCALE } from "../../sched";
 import { WF_FORK, WF_SYNC } from "../../sched";
 import type { Task } from "../../sched";
-import { SD_BALANCE_WAKE, SD_LOAD_BALANCE, SD_WAKE_AFFINE, type SchedDomain } from "../../topology/sched_domain";
+import {
+  SD_BALANCE_WAKE,
+  SD_LOAD_BALANCE,
+  SD_WAKE_AFFINE,
+  type SchedDomain,
+} from "../../topology/sched_domain";
 import type { SchedCore } from "../../core/api";
 import type { Rq } from "../../sched";
 import {
@@ -69,7 +74,12 @@ function idleOrSchedIdleRq(rq: Rq): boolean {
 }
 
 /** wake_affine_idle: -1 stands for nr_cpumask_bits (no opinion). */
-export function wakeAffineIdle(k: SchedCore, thisCpu: number, prevCpu: number, sync: boolean): number {
+export function wakeAffineIdle(
+  k: SchedCore,
+  thisCpu: number,
+  prevCpu: number,
+  sync: boolean,
+): number {
   // If this_cpu is idle, the wakeup comes from an interrupt: only move if the cache is shared,
   // and an idle cache-affine prev is kept.
   if (idleCpu(k, thisCpu) && cpusShareCache(k, thisCpu, prevCpu))
@@ -284,7 +294,13 @@ function selectIdleCpu(
 }
 
 /** select_idle_smt: 5.6 any idle sibling of target; 5.19+ an idle sibling of prev other than prev. */
-function selectIdleSmt(k: SchedCore, st: WakeState, p: Task, cpu: number, skipSelf: boolean): number {
+function selectIdleSmt(
+  k: SchedCore,
+  st: WakeState,
+  p: Task,
+  cpu: number,
+  skipSelf: boolean,
+): number {
   const m = st.smtMask[cpu];
   for (let i = 0; i < m.length; i++) {
     const c = m[i];
