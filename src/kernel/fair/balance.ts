@@ -1,7 +1,7 @@
 // Driving the load balancer (fair.c): trigger_load_balance at the tick, rebalance_domains with
 // the per-domain intervals, NOHZ idle balancing on behalf of tickless idle CPUs, newly-idle
 // balancing before a CPU goes idle, carrying out the moves load_balance decides, and the
-// stopper that performs active balancing. The decisions themselves are in fair_lb*.ts.
+// stopper that performs active balancing. The decisions themselves are in lb/*.ts.
 import { ERA_TRAITS } from "../features";
 import type { SchedCore } from "../core/api";
 import type { Rq } from "../sched";

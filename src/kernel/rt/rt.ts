@@ -2,7 +2,7 @@
 // priority, and the SMP bookkeeping the push/pull balancer reads: rt_nr_migratory, the overload
 // state (rto_mask of the root domain), the pushable_tasks plist and cpupri, kept current on every
 // enqueue/dequeue as inc_rt_prio/dec_rt_prio do. Wakeup placement and find_lowest_rq are in
-// rt_select.ts; push, pull and RT_PUSH_IPI in rt_push.ts. RT throttling is not modelled.
+// select.ts; push, pull and RT_PUSH_IPI in push.ts. RT throttling is not modelled.
 import type { SchedCore } from "../core/api";
 import type { ClassName, Rq, Task } from "../sched";
 import { MAX_RT_PRIO } from "../prio";

@@ -201,7 +201,7 @@ export function lbNoteFailure(sd: SchedDomain, idle: CpuIdleType, era: Era): voi
  * min_interval after an unbalanced pass that did not kick the stopper (5.x: or kicked it
  * voluntarily), and doubles (up to max_interval, or MAX_PINNED_INTERVAL when pinned) after a
  * balanced/pinned pass or a kick. 5.x does not grow it on newidle. 2.6.29's
- * load_balance_newidle is accounted by its caller (see fair_lb_2629.ts).
+ * load_balance_newidle is accounted by its caller (see lb/v2629.ts).
  */
 export function lbAccountPass(
   sd: SchedDomain,

@@ -78,7 +78,7 @@ export interface LbRq extends CpuLoadView {
 
 /**
  * The hook implementations in force, as src/kernel/hooks.ts's Hooks provides them (Hooks is
- * structurally one). Importing ./fair_lb registers the balancer hooks and their defaults.
+ * structurally one). Importing ./load_balance registers the balancer hooks and their defaults.
  */
 export interface LbHookLookup {
   get<K extends LbHookName>(name: K): LbHookSignatures[K];

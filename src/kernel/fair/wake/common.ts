@@ -1,8 +1,8 @@
 // Shared pieces of select_task_rq_fair across eras: the hook contexts, the per-kernel wakeup
 // state the kernel keeps in task_struct / sched_domain / sched_domain_shared (recent_used_cpu,
 // avg_scan_cost, has_idle_cores, nr_idle_scan), idle_cpu() per era, cpus_share_cache, the SMT
-// masks, and the placement counters. The era paths are fair_wake_2629.ts, fair_wake_48.ts and
-// fair_wake_5x.ts; the slow path (find_idlest_group / find_idlest_cpu) is fair_wake_idlest.ts.
+// masks, and the placement counters. The era paths are v2629.ts, v48.ts and v5x.ts;
+// the slow path (find_idlest_group / find_idlest_cpu) is find_idlest.ts.
 import { ERA_TRAITS } from "../../features";
 import { WF_EXEC, WF_FORK } from "../../sched";
 import type { SchedCore } from "../../core/api";

@@ -295,7 +295,7 @@ function updateSgWakeupStats(k: SchedCore, sd: SchedDomain, group: SchedGroup, p
 
 /**
  * group_classify(imbalance_pct, group, sgs) as the wakeup path calls it (the same rules as
- * fair_lb_56.ts: overloaded / imbalanced / fully_busy / has_spare; 5.7+ also looks at runnable).
+ * lb/v5x.ts: overloaded / imbalanced / fully_busy / has_spare; 5.7+ also looks at runnable).
  * misfit and asym_packing need capacities the model does not have.
  */
 function groupClassifyWakeup(pct: number, group: SchedGroup, s: WakeupSgs, late: boolean): number {

@@ -5,8 +5,8 @@
 //   fair.wake_affine          wake_affine(): waking CPU or prev_cpu (2.6.29, 4.8, 5.x forms)
 //   fair.select_idle_sibling  select_idle_sibling() (4.8, 5.x); 2.6.29's wake_idle()
 //   fair.find_idlest_group    the fork/exec slow path's group choice (2.6.29, 4.8, 5.5+ forms)
-// The era code: fair_wake_2629.ts, fair_wake_48.ts (also 3.19), fair_wake_5x.ts (5.6, 5.19,
-// 6.19), the slow path fair_wake_idlest.ts, shared state and helpers fair_wake_common.ts.
+// The era code: v2629.ts, v48.ts (also 3.19), v5x.ts (5.6, 5.19, 6.19), the slow path
+// find_idlest.ts, shared state and helpers common.ts.
 // Every decision is counted in counters.wakePlacement (see countWakePlacement).
 import { WF_FORK } from "../../sched";
 import { ERA_TRAITS, type Era, type Family } from "../../features";

@@ -1,7 +1,7 @@
 // Wakeup and fork placement of 2.6.29 (kernel/sched.c, kernel/sched_fair.c).
 //
 // Forks: sched_fork calls sched_balance_self(cpu, SD_BALANCE_FORK) on the parent's CPU
-// (fair_wake_idlest.ts). Wakeups: try_to_wake_up calls select_task_rq_fair(p, sync):
+// (find_idlest.ts). Wakeups: try_to_wake_up calls select_task_rq_fair(p, sync):
 //   - prev == this_cpu: wake_idle(prev);
 //   - this_sd = the lowest domain of this_cpu spanning prev_cpu;
 //   - wake_affine(): pull to this_cpu if the waker's CPU, minus the waker for a sync wakeup,

@@ -14,7 +14,7 @@
 // avg_idle / avg_scan_cost), select_idle_smt; 5.19/6.19 select_idle_smt of prev when no idle
 // core is known, then one select_idle_cpu pass that looks for idle cores (has_idle_cores) or
 // idle CPUs (depth: SIS_PROP in 5.19, SIS_UTIL's nr_idle_scan in 6.19).
-// Forks/execs: find_idlest_cpu / find_idlest_group of 5.5+ (fair_wake_idlest.ts).
+// Forks/execs: find_idlest_cpu / find_idlest_group of 5.5+ (find_idlest.ts).
 //
 // Modelling choices (simplified, with the kernel's inputs):
 // - A scan's cost (cpu_clock() delta in the kernel) is one cache-line transfer per runqueue
