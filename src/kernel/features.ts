@@ -66,16 +66,29 @@ export const ERA_TRAITS: Readonly<Record<Era, EraTraits>> = {
   "6.19": traits([6, 19], "5.x"),
 };
 
-/**
- * Whether `era`'s kernel has a change merged in version `since` ("5.10", "2.6.32", ...).
- * 2.6.29 counts as 2.6.29 for "2.6.x" versions.
- */
+/** A version as one comparable number: major * 1e6 + minor * 1e3 + patch. */
+function versionCode(major: number, minor: number, patch: number): number {
+  return major * 1e6 + minor * 1e3 + patch;
+}
+
+const ERA_CODE = {} as Record<Era, number>;
+for (const era of ERAS) {
+  const [maj, min, patch] = era.split(".").map(Number);
+  ERA_CODE[era] = versionCode(maj, min, patch ?? 0);
+}
+
+/** Parsed `since` strings; eraAtLeast runs on hot paths, so each string is parsed once. */
+const SINCE_CODE = new Map<string, number>();
+
+/** Whether `era`'s kernel has a change merged in version `since` ("5.10", "2.6.32", ...). */
 export function eraAtLeast(era: Era, since: string): boolean {
-  const [a, b, c] = since.split(".").map(Number);
-  const [maj, min] = ERA_TRAITS[era].version;
-  if (maj !== a) return maj > a;
-  if (maj === 2 && min === 6 && b === 6) return 29 >= (c ?? 0);
-  return min >= b;
+  let code = SINCE_CODE.get(since);
+  if (code === undefined) {
+    const [maj, min, patch] = since.split(".").map(Number);
+    code = versionCode(maj, min ?? 0, patch ?? 0);
+    SINCE_CODE.set(since, code);
+  }
+  return ERA_CODE[era] >= code;
 }
 
 /** sysctl_sched_* and friends, in nanoseconds where they are times (unscaled base values). */

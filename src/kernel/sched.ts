@@ -2,7 +2,14 @@
 // scheduler file shares (rq with its cfs_rq and rt_rq, task_struct, sched_entity, sched_avg), the
 // wake/enqueue/dequeue flag sets, the event kinds of the simulation, and struct sched_class.
 // This file imports nothing from the rest of src/kernel: everything else imports down from it.
-export { SCHED_CAPACITY_SCALE } from "../machine/builder";
+import { SCHED_CAPACITY_SCALE as MACHINE_CAPACITY_SCALE } from "../machine/builder";
+
+/**
+ * SCHED_CAPACITY_SCALE: the capacity of the biggest CPU at its highest frequency. The machine
+ * description owns the unit (CPU capacities are given in it); this is a plain copy rather than a
+ * re-export because compiled re-exports are getters, and PELT reads this constant on hot paths.
+ */
+export const SCHED_CAPACITY_SCALE: number = MACHINE_CAPACITY_SCALE;
 
 // ---------------------------------------------------------------- priorities and weights
 

@@ -332,6 +332,10 @@ export class Kernel implements SchedCore {
 
   /** pick_next_task: the first class, highest first, that has a task (for_each_class). */
   private pickNextTask(rq: Rq): Task | null {
+    // __pick_next_task's fast path: when every runnable task is fair, no higher class has work
+    // and the idle class picks nothing, so fair's pick is the answer. nr_running counts every
+    // class, cfs.h_nr_running the fair ones.
+    if (rq.nrRunning === rq.cfs.hNrRunning) return this.fair.pickNextTask(rq);
     const classes = this.classes;
     for (let i = 0; i < classes.length; i++) {
       const p = classes[i].pickNextTask(rq);

@@ -4,7 +4,7 @@ import { ENQUEUE_INITIAL, ENQUEUE_WAKEUP } from "../sched";
 import type { SchedCore } from "../core/api";
 import type { CfsRq, Rq, SchedClass, Task } from "../sched";
 import "./wake/select";
-import { NICE_0_LOAD } from "../prio";
+import { NICE_0_LOAD } from "../sched";
 import { ERA_TRAITS, tunableScale } from "../features";
 import {
   DO_ATTACH,

@@ -1,27 +1,18 @@
 // Per-entity load tracking: kernel/sched/pelt.c, sched-pelt.h and the attach/detach/update
 // parts of fair.c. Time is in ns; PELT works in 1024-ns units and 1024-unit periods (~1 ms).
 // Without task groups a task's h_load is its own load_avg, so the cgroup propagation is absent.
+import {
+  createPeltRemoved,
+  createSchedAvg,
+  type PeltRemoved,
+  SCHED_CAPACITY_SCALE,
+  type SchedAvg,
+} from "../sched";
 
 export const LOAD_AVG_PERIOD = 32;
 export const LOAD_AVG_MAX = 47742;
 /** LOAD_AVG_MAX * y == LOAD_AVG_MAX - 1024: the smallest divider (pelt.h). */
 export const PELT_MIN_DIVIDER = LOAD_AVG_MAX - 1024;
-import {
-  createPeltRemoved,
-  createSchedAvg,
-  SCHED_CAPACITY_SCALE,
-  type PeltRemoved,
-  type SchedAvg,
-} from "../sched";
-
-export {
-  SCHED_CAPACITY_SCALE,
-  SCHED_CAPACITY_SHIFT,
-  createSchedAvg,
-  createPeltRemoved,
-} from "../sched";
-export type { SchedAvg, PeltRemoved } from "../sched";
-
 /** runnable_avg_yN_inv[n] = y^n * 2^32 with y^32 = 0.5 (sched-pelt.h, generated). */
 export const runnable_avg_yN_inv: readonly number[] = [
   0xffffffff, 0xfa83b2da, 0xf5257d14, 0xefe4b99a, 0xeac0c6e6, 0xe5b906e6, 0xe0ccdeeb, 0xdbfbb796,

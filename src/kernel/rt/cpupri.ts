@@ -10,7 +10,7 @@
 //     rq prio MAX_RT_PRIO-1), RT prio 98..0 -> 1..99 (99 - prio), HIGHER 100 (rq prio MAX_RT_PRIO).
 import type { Era } from "../features";
 import { ERAS } from "../features";
-import { MAX_RT_PRIO } from "../prio";
+import { MAX_RT_PRIO } from "../sched";
 
 export const MAX_PRIO = 140;
 export const CPUPRI_INVALID = -1;

@@ -5,7 +5,7 @@
 // select.ts; push, pull and RT_PUSH_IPI in push.ts. RT throttling is not modelled.
 import type { SchedCore } from "../core/api";
 import type { ClassName, Rq, Task } from "../sched";
-import { MAX_RT_PRIO } from "../prio";
+import { MAX_RT_PRIO } from "../sched";
 import { RtRootDomain, type RtClassApi } from "./root_domain";
 import {
   pullBeforePick,

@@ -13,7 +13,7 @@ import type { Task } from "../sched";
 import { eraAtLeast } from "../features";
 import { defineHook } from "../hooks";
 import { bump } from "../counters";
-import { MAX_RT_PRIO } from "../prio";
+import { MAX_RT_PRIO } from "../sched";
 import { SD_WAKE_AFFINE } from "../topology/sched_domain";
 
 /** rt_task(): by priority, so the stopper (prio 0) counts, as in the kernel. */

@@ -9,14 +9,13 @@ import {
   __updateLoadAvgBlockedSe,
   __updateLoadAvgSe,
   accumulatePeltSegments,
-  createPeltRemoved,
-  createSchedAvg,
   decayLoad,
   migrateTaskRqFairPelt,
   runnable_avg_yN_inv,
   updateCfsRqLoadAvg,
   updateLoadAvg,
 } from "../../../src/kernel/fair/pelt";
+import { createPeltRemoved, createSchedAvg } from "../../../src/kernel/sched";
 
 const MS = 1_000_000;
 
