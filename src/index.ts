@@ -4,11 +4,11 @@ import { schedFair } from "./workload/sched_fair";
 import * as patchSeeds from "./patch/seeds/index";
 
 // Hooks register themselves when their kernel modules load; load them all here.
-import "./kernel/core";
-import "./kernel/ttwu";
-import "./kernel/fair_wake";
-import "./kernel/rt";
-import "./kernel/topology_hooks";
+import "./kernel/core/core";
+import "./kernel/core/ttwu";
+import "./kernel/fair/wake/select";
+import "./kernel/rt/rt";
+import "./kernel/topology/hooks";
 import "./reproduce/demo";
 import "./reproduce/seed002";
 
@@ -30,9 +30,13 @@ export { ERAS, eraDefaults, type Era, type Features, type Tunables } from "./ker
 export { preset, presetNames } from "./machine/presets";
 export { machineBuilder } from "./machine/builder";
 export type { Machine, CpuInfo, CostModel, ShareLevel, IdleState } from "./machine/types";
-export { buildSchedDomains, describeDomains, defaultGroupCapacity } from "./kernel/topology";
-export type { SchedDomain, SchedGroup, DomainTree } from "./kernel/sched_domain";
-export { Kernel, type SpawnSpec } from "./kernel/core";
+export {
+  buildSchedDomains,
+  describeDomains,
+  defaultGroupCapacity,
+} from "./kernel/topology/topology";
+export type { SchedDomain, SchedGroup, DomainTree } from "./kernel/topology/sched_domain";
+export { Kernel, type SpawnSpec } from "./kernel/core/core";
 export {
   run,
   sleep,
@@ -68,7 +72,7 @@ export {
   type LedgerRow,
   type LedgerExperiment,
 } from "./reproduce/ledger";
-export { WF_SYNC, WF_FORK, WF_TTWU, WF_MIGRATED, WF_ON_CPU, WF_EXEC } from "./kernel/ttwu";
+export { WF_SYNC, WF_FORK, WF_TTWU, WF_MIGRATED, WF_ON_CPU, WF_EXEC } from "./kernel/sched";
 /** Statistics, comparison tables, data frames and trace views of results. */
 export * as analysis from "./analysis/index";
 /** Plotly figure builders and notebook display helpers. */

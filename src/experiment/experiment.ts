@@ -13,7 +13,7 @@ import { Patch } from "../patch/patch";
 import type { Workload } from "../workload/workload";
 import { iterationSeed } from "../sim/random";
 import { buildKernel, runIteration, type HotplugEvent } from "./run";
-import type { DomainTree } from "../kernel/sched_domain";
+import type { DomainTree } from "../kernel/topology/sched_domain";
 import { Results } from "./results";
 import type { ExperimentSpec, IterationResult, ResultsData } from "./types";
 import { VERSION } from "../version";

@@ -1,12 +1,12 @@
 // Running one iteration of one variant: build the machine and the kernel, set the workload up,
 // advance the clock, and collect everything into a plain IterationResult.
 import type { Machine } from "../machine/types";
-import { Kernel } from "../kernel/core";
+import { Kernel } from "../kernel/core/core";
 import { snapshotCounters } from "../kernel/counters";
 import type { Era } from "../kernel/features";
 import { Hooks } from "../kernel/hooks";
-import { TASK_DEAD } from "../kernel/task";
-import { cpuDown, cpuUp } from "../kernel/hotplug";
+import { TASK_DEAD } from "../kernel/sched";
+import { cpuDown, cpuUp } from "../kernel/core/hotplug";
 import type { Patch } from "../patch/patch";
 import { applyPatches } from "../patch/patch";
 import type { Workload } from "../workload/workload";

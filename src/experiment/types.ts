@@ -1,5 +1,8 @@
 // The data a run produces: plain JSON-able records, so a result can be saved, diffed and reloaded.
 import type { TraceRecord } from "../kernel/trace";
+import type { SchedCounters } from "../kernel/counters";
+
+export type { BalanceLevelStats, SchedCounters } from "../kernel/counters";
 
 /** What one task did in an iteration (its /proc/<pid>/sched figures, roughly). */
 export interface TaskStats {
@@ -33,33 +36,6 @@ export interface CpuStats {
   offlineNs: number;
   contextSwitches: number;
   ipisReceived: number;
-}
-
-/** Load-balance outcomes at one domain level. */
-export interface BalanceLevelStats {
-  passes: number;
-  balanced: number;
-  failed: number;
-  tasksMoved: number;
-  activeBalances: number;
-}
-
-/** The scheduler's counters for one iteration (schedstats-like, by reason and path). */
-export interface SchedCounters {
-  contextSwitches: number;
-  /** Migrations by reason (see MigrationReason). */
-  migrations: Record<string, number>;
-  /** Load-balance outcome per domain level name ("MC", "DIE", ...) and idle type. */
-  balance: Record<string, BalanceLevelStats>;
-  /** Wakeups by where they were placed ("prev", "waker", "idle_sibling", ...). */
-  wakePlacement: Record<string, number>;
-  /** Wakeups by path ("local", "remote_lock", "wakelist", "wakelist_on_cpu"...). */
-  wakePath: Record<string, number>;
-  ipis: Record<string, number>;
-  /** rq-lock acquisitions and time spent waiting, by path. */
-  rqLock: Record<string, { acquisitions: number; waitNs: number }>;
-  /** Everything else the kernel counts (rt pushes, stopper runs...). */
-  other: Record<string, number>;
 }
 
 /** Everything one (variant, iteration) produced, as plain JSON-able data. */

@@ -1,9 +1,10 @@
 // A pipe or datagram socket between tasks: a queue of messages, each remembering the CPU whose
 // cache holds its freshly written bytes, and the readers blocked on it.
-import type { Task } from "./task";
+import type { Task } from "./sched";
 
 export type ChannelKind = "pipe" | "dgram";
 
+/** A pipe or datagram socket between tasks (the pipe_inode_info / socket receive queue). */
 export class Channel {
   // A growable ring of messages in parallel arrays (no per-message allocation).
   private bytesQ = new Float64Array(16);

@@ -1,6 +1,30 @@
 // Scheduler-wide counters: what moved, why, and what it cost. Filled by the kernel model and
 // copied into IterationResult.sched.
-import type { BalanceLevelStats, SchedCounters } from "../experiment/types";
+
+export interface BalanceLevelStats {
+  passes: number;
+  balanced: number;
+  failed: number;
+  tasksMoved: number;
+  activeBalances: number;
+}
+
+export interface SchedCounters {
+  contextSwitches: number;
+  /** Migrations by reason (see MigrationReason). */
+  migrations: Record<string, number>;
+  /** Load-balance outcome per domain level name ("MC", "DIE", ...) and idle type. */
+  balance: Record<string, BalanceLevelStats>;
+  /** Wakeups by where they were placed ("prev", "waker", "idle_sibling", ...). */
+  wakePlacement: Record<string, number>;
+  /** Wakeups by path ("local", "remote_lock", "wakelist", "wakelist_on_cpu"...). */
+  wakePath: Record<string, number>;
+  ipis: Record<string, number>;
+  /** rq-lock acquisitions and time spent waiting, by path. */
+  rqLock: Record<string, { acquisitions: number; waitNs: number }>;
+  /** Everything else the kernel counts (rt pushes, stopper runs...). */
+  other: Record<string, number>;
+}
 
 export function newCounters(): SchedCounters {
   return {

@@ -1,11 +1,94 @@
-// Kernel eras, sched features (the SCHED_FEAT table) and sysctl tunables.
+// Kernel eras and what sets them apart (ERA_TRAITS), sched features (kernel/sched/features.h as
+// one table, FEATURES) and sysctl tunables.
 
 /** Kernel versions whose scheduler logic we model. Each experiment picks its baseline era. */
 export const ERAS = ["2.6.29", "3.19", "4.8", "5.6", "5.19", "6.19"] as const;
+/** One of ERAS. */
 export type Era = (typeof ERAS)[number];
 
+/** Whether `x` names a modelled era. */
 export function isEra(x: unknown): x is Era {
   return typeof x === "string" && (ERAS as readonly string[]).includes(x);
+}
+
+/** The generation of fair's load balancer and wakeup placement an era runs. */
+export type Family = "2.6" | "4.x" | "5.x";
+
+/** The facts that set an era apart, in one place; code reads these instead of testing eras. */
+export interface EraTraits {
+  /** The kernel version, [major, minor]; eraAtLeast compares it. */
+  readonly version: readonly [number, number];
+  /**
+   * fair.c's generation: "2.6" (cpu_load and load weights, no PELT), "4.x" (PELT with cpu_load[]
+   * and the sd load_idx; 3.19 is approximated by the 4.x code), "5.x" (the v5.5 load_balance
+   * rewrite with group types and migration types; select_idle_sibling with idle cores).
+   */
+  readonly family: Family;
+  /** Per-entity load tracking (PELT, v3.8+); before, balancing reads load weights only. */
+  readonly pelt: boolean;
+  /** The idle-core tracking of select_idle_sibling (sd_llc_shared->has_idle_cores, v4.9+). */
+  readonly idleCores: boolean;
+  /** pick_next_task_fair moves the picked task to the head of cfs_tasks (v4.16+). */
+  readonly pickMovesToFront: boolean;
+  /** post_init_entity_util_avg also seeds runnable_avg (v5.7+). */
+  readonly runnableAvgAtFork: boolean;
+  /** Cap on the scaled sched_latency and min_granularity (v2.6.29 sched_init_granularity: 200 ms). */
+  readonly latencyCapNs: number;
+  /** check_preempt_tick also preempts once curr is a slice ahead of the leftmost (v2.6.3x+). */
+  readonly tickPreemptsVsLeftmost: boolean;
+  /** The name of the package-wide domain level (DIE, renamed PKG in v6.7). */
+  readonly pkgLevel: "DIE" | "PKG";
+}
+
+function traits(version: readonly [number, number], family: Family): EraTraits {
+  const at = (maj: number, min: number) =>
+    version[0] > maj || (version[0] === maj && version[1] >= min);
+  return {
+    version,
+    family,
+    pelt: at(3, 8),
+    idleCores: at(4, 9),
+    pickMovesToFront: at(4, 16),
+    runnableAvgAtFork: at(5, 7),
+    latencyCapNs: version[0] === 2 ? 200_000_000 : Infinity,
+    tickPreemptsVsLeftmost: at(3, 0),
+    pkgLevel: at(6, 7) ? "PKG" : "DIE",
+  };
+}
+
+/** The traits of each era. */
+export const ERA_TRAITS: Readonly<Record<Era, EraTraits>> = {
+  "2.6.29": traits([2, 6], "2.6"),
+  "3.19": traits([3, 19], "4.x"),
+  "4.8": traits([4, 8], "4.x"),
+  "5.6": traits([5, 6], "5.x"),
+  "5.19": traits([5, 19], "5.x"),
+  "6.19": traits([6, 19], "5.x"),
+};
+
+/** A version as one comparable number: major * 1e6 + minor * 1e3 + patch. */
+function versionCode(major: number, minor: number, patch: number): number {
+  return major * 1e6 + minor * 1e3 + patch;
+}
+
+const ERA_CODE = {} as Record<Era, number>;
+for (const era of ERAS) {
+  const [maj, min, patch] = era.split(".").map(Number);
+  ERA_CODE[era] = versionCode(maj, min, patch ?? 0);
+}
+
+/** Parsed `since` strings; eraAtLeast runs on hot paths, so each string is parsed once. */
+const SINCE_CODE = new Map<string, number>();
+
+/** Whether `era`'s kernel has a change merged in version `since` ("5.10", "2.6.32", ...). */
+export function eraAtLeast(era: Era, since: string): boolean {
+  let code = SINCE_CODE.get(since);
+  if (code === undefined) {
+    const [maj, min, patch] = since.split(".").map(Number);
+    code = versionCode(maj, min ?? 0, patch ?? 0);
+    SINCE_CODE.set(since, code);
+  }
+  return ERA_CODE[era] >= code;
 }
 
 /** sysctl_sched_* and friends, in nanoseconds where they are times (unscaled base values). */
@@ -27,26 +110,6 @@ export interface Tunables {
   skew_tick: number;
 }
 
-/** SCHED_FEAT names we model; true = on. */
-export interface Features {
-  GENTLE_FAIR_SLEEPERS: boolean;
-  START_DEBIT: boolean;
-  WAKEUP_PREEMPTION: boolean;
-  NEXT_BUDDY: boolean;
-  LAST_BUDDY: boolean;
-  CACHE_HOT_BUDDY: boolean;
-  TTWU_QUEUE: boolean;
-  LB_BIAS: boolean;
-  NONTASK_CAPACITY: boolean;
-  RT_PUSH_IPI: boolean;
-  SIS_PROP: boolean;
-  SIS_UTIL: boolean;
-  WA_IDLE: boolean;
-  WA_WEIGHT: boolean;
-  WA_BIAS: boolean;
-  NEWIDLE: boolean; // our switch for newly-idle balancing as a whole
-}
-
 const BASE_TUNABLES: Tunables = {
   hz: 1000,
   sched_latency_ns: 6_000_000,
@@ -62,77 +125,122 @@ const BASE_TUNABLES: Tunables = {
   skew_tick: 0,
 };
 
-const BASE_FEATURES: Features = {
-  GENTLE_FAIR_SLEEPERS: true,
-  START_DEBIT: true,
-  WAKEUP_PREEMPTION: true,
-  NEXT_BUDDY: false,
-  LAST_BUDDY: true,
-  CACHE_HOT_BUDDY: true,
-  TTWU_QUEUE: true,
-  LB_BIAS: true,
-  NONTASK_CAPACITY: true,
-  RT_PUSH_IPI: false,
-  SIS_PROP: true,
-  SIS_UTIL: false,
-  WA_IDLE: true,
-  WA_WEIGHT: true,
-  WA_BIAS: true,
-  NEWIDLE: true,
+/** Eras from `since` on (a feature's default: on in these eras). */
+const from = (since: Era): readonly Era[] => ERAS.slice(ERAS.indexOf(since));
+/** Eras up to and including `until`. */
+const upTo = (until: Era): readonly Era[] => ERAS.slice(0, ERAS.indexOf(until) + 1);
+
+/**
+ * kernel/sched/features.h as one table: each SCHED_FEAT we model once, with its default (true,
+ * false, or the eras in which it is on) and why it exists. NEWIDLE is ours, not the kernel's.
+ */
+export const FEATURES = {
+  GENTLE_FAIR_SLEEPERS: {
+    default: true,
+    why: "a waking sleeper gets credit for at most half a latency period, so sleepers cannot spread the queue apart",
+  },
+  START_DEBIT: {
+    default: true,
+    why: "a new task starts one slice behind, so forking cannot starve the tasks already running",
+  },
+  WAKEUP_PREEMPTION: {
+    default: true,
+    why: "a woken task may preempt the running one (WAKEUP_PREEMPT in 2.6.29)",
+  },
+  NEXT_BUDDY: {
+    default: false,
+    why: "prefer the task just woken, which likely consumes data the waker touched",
+  },
+  LAST_BUDDY: {
+    default: true,
+    why: "after a wakeup preemption, prefer the preempted task, whose data is still in cache",
+  },
+  CACHE_HOT_BUDDY: {
+    default: true,
+    why: "the balancer treats buddies as cache hot and is slower to migrate them",
+  },
+  TTWU_QUEUE: {
+    default: from("3.19"),
+    why: "queue remote wakeups on the target CPU's wakelist and let it activate them (v3.0+), less rq-lock bouncing",
+  },
+  LB_BIAS: {
+    default: upTo("4.8"),
+    why: "source_load/target_load read the biased cpu_load[] (gone with cpu_load in v5.0)",
+  },
+  NONTASK_CAPACITY: {
+    default: from("3.19"),
+    why: "CPU capacity discounts time spent in IRQ and steal, not running tasks",
+  },
+  RT_PUSH_IPI: {
+    default: from("5.6"),
+    why: "an idle-ish CPU asks overloaded CPUs by IPI to push RT tasks instead of all of them pulling and contending on one rq lock",
+  },
+  SIS_PROP: {
+    default: ["5.6", "5.19"] as readonly Era[],
+    why: "select_idle_cpu scans a number of CPUs proportional to the expected idle time (off once SIS_UTIL came, v6.0)",
+  },
+  SIS_UTIL: {
+    default: from("6.19"),
+    why: "select_idle_cpu's scan depth follows the LLC's utilisation (v6.0+)",
+  },
+  WA_IDLE: {
+    default: true,
+    why: "wake_affine prefers whichever of the waker's and the previous CPU is idle",
+  },
+  WA_WEIGHT: {
+    default: true,
+    why: "wake_affine compares the two CPUs' loads including the wakee's",
+  },
+  WA_BIAS: {
+    default: true,
+    why: "wake_affine_weight biases the comparison toward the previous CPU by imbalance_pct",
+  },
+  NEWIDLE: {
+    default: true,
+    why: "ours: newly-idle balancing as a whole (idle_balance / newidle_balance)",
+  },
+} as const satisfies Record<string, { default: boolean | readonly Era[]; why: string }>;
+
+/** The name of a modelled sched feature. */
+export type FeatureName = keyof typeof FEATURES;
+/** A value for every modelled SCHED_FEAT; true = on. */
+export type Features = { [F in FeatureName]: boolean };
+
+function featureDefaults(era: Era): Features {
+  const out = {} as Features;
+  for (const name of Object.keys(FEATURES) as FeatureName[]) {
+    const d: boolean | readonly Era[] = FEATURES[name].default;
+    out[name] = typeof d === "boolean" ? d : d.includes(era);
+  }
+  return out;
+}
+
+/** Tunables that differ from BASE_TUNABLES, per era. */
+const ERA_TUNABLES: Partial<Record<Era, Partial<Tunables>>> = {
+  "2.6.29": {
+    hz: 250,
+    sched_latency_ns: 20_000_000,
+    sched_min_granularity_ns: 4_000_000,
+    sched_wakeup_granularity_ns: 5_000_000,
+    sched_nr_latency: 5,
+    tunable_scaling_cpu_cap: 0,
+    // tick_setup_sched_timer skewed every CPU's tick across half a jiffy until
+    // "clockevents: Remove the per cpu tick skew" (2.6.3x); skew_tick=1 restored it as an option.
+    skew_tick: 1,
+  },
 };
 
 /**
  * Per-era defaults. 2.6.29: latency 20 ms, min_gran 4 ms, wakeup_gran 5 ms, nr_latency 5, scaled
  * by 1 + ilog2(ncpus) without a cap; HZ 250 was the x86 default config of the time (our choice).
- * 3.19-6.5: 6 / 0.75 / 1 ms, nr_latency 8, scaling capped at 8 CPUs. See kernel-mechanisms.md 6.2.
+ * 3.19-6.5: 6 / 0.75 / 1 ms, nr_latency 8, scaling capped at 8 CPUs. Sources: kernel/sched_fair.c and
+ * sched_init_granularity in kernel/sched.c, v2.6.29; kernel/sched/fair.c, sysctl_sched_* and
+ * get_update_sysctl_factor, v4.8.
  */
 export function eraDefaults(era: Era): { tunables: Tunables; features: Features } {
   const tunables = { ...BASE_TUNABLES };
-  const features = { ...BASE_FEATURES };
-  switch (era) {
-    case "2.6.29":
-      Object.assign(tunables, {
-        hz: 250,
-        sched_latency_ns: 20_000_000,
-        sched_min_granularity_ns: 4_000_000,
-        sched_wakeup_granularity_ns: 5_000_000,
-        sched_nr_latency: 5,
-        tunable_scaling_cpu_cap: 0,
-        // tick_setup_sched_timer skewed every CPU's tick across half a jiffy until
-        // "clockevents: Remove the per cpu tick skew" (2.6.3x); skew_tick=1 restored it as an option.
-        skew_tick: 1,
-      });
-      // 2.6.29 had no wakelist (TTWU_QUEUE came in 3.0), no wake_affine feature split.
-      // 2.6.29 sched_features.h: LB_BIAS on (source/target_load read cpu_load[]), no wakelist (3.0).
-      Object.assign(features, {
-        TTWU_QUEUE: false,
-        CACHE_HOT_BUDDY: true,
-        LB_BIAS: true,
-        NONTASK_CAPACITY: false,
-        SIS_PROP: false,
-      });
-      break;
-    case "3.19":
-      Object.assign(features, { SIS_PROP: false });
-      break;
-    case "4.8":
-      Object.assign(features, { SIS_PROP: false });
-      break;
-    case "5.6":
-      Object.assign(features, { LB_BIAS: false, RT_PUSH_IPI: true });
-      break;
-    case "5.19":
-      Object.assign(features, { LB_BIAS: false, RT_PUSH_IPI: true, SIS_PROP: true });
-      break;
-    case "6.19":
-      Object.assign(features, {
-        LB_BIAS: false,
-        RT_PUSH_IPI: true,
-        SIS_PROP: false,
-        SIS_UTIL: true,
-      });
-      break;
-  }
+  const features = featureDefaults(era);
+  Object.assign(tunables, ERA_TUNABLES[era]);
   return { tunables, features };
 }
 

@@ -7,8 +7,10 @@
 import type { Era } from "./features";
 
 // Empty on purpose: each kernel module adds its hooks by declaration merging.
+/** Every hook's name and signature; kernel modules add theirs by declaration merging. */
 // biome-ignore lint/suspicious/noEmptyInterface: an open interface extended by module augmentation
 export interface HookTypes {}
+/** The name of a hook, e.g. "fair.select_task_rq". */
 export type HookName = keyof HookTypes & string;
 type AnyFn = (ctx: never) => unknown;
 export type HookFn<K extends HookName> = HookTypes[K];
@@ -34,10 +36,12 @@ export function defineHook<K extends HookName>(
   CATALOG.set(name, { name, description, byEra: byEra as unknown as (era: Era) => AnyFn });
 }
 
+/** The names of all defined hooks, sorted (`npx schedlab hooks` lists them). */
 export function hookNames(): string[] {
   return [...CATALOG.keys()].sort();
 }
 
+/** What a hook decides, in one line, or undefined for an unknown name. */
 export function hookDescription(name: string): string | undefined {
   return CATALOG.get(name)?.description;
 }

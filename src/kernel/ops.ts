@@ -1,7 +1,7 @@
 // The system-call interface task programs use. A program is a generator that yields these
 // operations; the kernel model executes them on whatever CPU the task is running on.
 import type { Channel } from "./channel";
-import type { Policy } from "./prio";
+import type { Policy, TaskApi, TaskOp } from "./sched";
 
 export type OpName =
   | "run"
@@ -52,7 +52,7 @@ const KIND: Record<OpName, number> = {
  * One operation. Every op has the same shape (one class, all fields) so the executor's property
  * reads stay monomorphic; build them with the factories below.
  */
-export class Op {
+export class Op implements TaskOp {
   readonly kind: number;
   /** run: work in ns at capacity 1024 with a warm cache (Infinity = forever); sleep: duration. */
   ns = 0;
@@ -100,19 +100,38 @@ export const wake = (pid: number, sync = false): Op =>
     o.pid = pid;
     o.sync = sync;
   });
+/** Give up the CPU (sched_yield). */
 export const yieldCpu = (): Op => new Op("yield");
+/** Change this task's nice value (set_user_nice). */
 export const setNice = (nice: number): Op => mk("nice", (o) => (o.nice = nice));
+/** Change this task's policy and RT priority (sched_setscheduler). */
 export const setPolicy = (policy: Policy, rtPriority = 0): Op =>
   mk("policy", (o) => {
     o.policy = policy;
     o.rtPriority = rtPriority;
   });
+/** Change the CPUs this task may run on (sched_setaffinity). */
 export const setAffinity = (cpus: number[]): Op => mk("affinity", (o) => (o.cpus = [...cpus]));
 /** Run a kernel-side callback in this task's context (used by kernel threads). */
 export const call = (fn: () => void): Op => mk("call", (o) => (o.fn = fn));
 /** fork(): create a task from this one (placed by the fork balancing of the parent's CPU). `yield fork(...)` returns its pid. */
 export const fork = (child: ForkSpec): Op => mk("fork", (o) => (o.child = child));
+/** End this task (do_exit). */
 export const exit = (): Op => new Op("exit");
+
+/** A task to create with Kernel.spawn or WorkloadContext.spawn (fork + wake_up_new_task). */
+export interface SpawnSpec {
+  comm: string;
+  role?: string;
+  program: Program;
+  policy?: Policy;
+  nice?: number;
+  rtPriority?: number;
+  cpus?: number[];
+  /** Start on this CPU instead of fork placement. */
+  cpu?: number;
+  workingSetBytes?: number;
+}
 
 /** What a forked child is. */
 export interface ForkSpec {
@@ -124,20 +143,7 @@ export interface ForkSpec {
   workingSetBytes?: number;
 }
 
-/** What a program sees of its own task. */
-export interface TaskApi {
-  readonly pid: number;
-  readonly comm: string;
-  /** Current simulated time, ns. */
-  now(): number;
-  /** The CPU the task runs on now. */
-  cpu(): number;
-  /** Uniform [0,1) from this task's own random stream. */
-  random(): number;
-  /** Add to a named per-task counter (reported in TaskStats.counters). */
-  count(name: string, n?: number): void;
-  /** Work done so far (ns of `run` at capacity 1024), for progress-based counters. */
-  workDoneNs(): number;
-}
+export type { TaskApi } from "./sched";
 
+/** A task program: a generator over its TaskApi that yields the operations to run. */
 export type Program = (t: TaskApi) => Generator<Op, void, unknown>;

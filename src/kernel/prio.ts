@@ -1,8 +1,8 @@
 // Priorities and load weights (kernel/sched/core.c sched_prio_to_weight, include/linux/sched/prio.h).
 
-export const MAX_RT_PRIO = 100;
-export const DEFAULT_PRIO = 120; // nice 0
-export const NICE_0_LOAD = 1024;
+import { DEFAULT_PRIO, MAX_RT_PRIO, type Policy, type Task, WEIGHT_IDLEPRIO } from "./sched";
+
+export { DEFAULT_PRIO, MAX_RT_PRIO, NICE_0_LOAD, WEIGHT_IDLEPRIO, type Policy } from "./sched";
 
 /** sched_prio_to_weight[]: nice -20 .. 19. Identical in 2.6.29 (prio_to_weight) and v6.19. */
 export const SCHED_PRIO_TO_WEIGHT: readonly number[] = [
@@ -12,9 +12,7 @@ export const SCHED_PRIO_TO_WEIGHT: readonly number[] = [
   /*  15 */ 36, 29, 23, 18, 15,
 ];
 
-/** SCHED_IDLE tasks get WEIGHT_IDLEPRIO. */
-export const WEIGHT_IDLEPRIO = 3;
-
+/** The load weight of a nice value (sched_prio_to_weight[nice + 20]); throws outside -20..19. */
 export function niceToWeight(nice: number): number {
   if (!Number.isInteger(nice) || nice < -20 || nice > 19) {
     throw new Error(`nice must be an integer from -20 to 19 (got ${nice})`);
@@ -34,9 +32,23 @@ export function rtPriorityToPrio(rtPriority: number): number {
   return MAX_RT_PRIO - 1 - rtPriority;
 }
 
-export type Policy = "normal" | "batch" | "idle" | "fifo" | "rr";
 export const POLICIES: readonly Policy[] = ["normal", "batch", "idle", "fifo", "rr"];
 
 export function isRtPolicy(p: Policy): boolean {
   return p === "fifo" || p === "rr";
+}
+
+/** Sets policy/nice/prio, the class and the load weight the way __setscheduler/set_user_nice do. */
+export function setSchedParams(p: Task, policy: Policy, nice: number, rtPriority: number): void {
+  p.policy = policy;
+  p.nice = nice;
+  p.rtPriority = rtPriority;
+  if (isRtPolicy(policy)) {
+    p.prio = rtPriorityToPrio(rtPriority);
+    p.schedClass = "rt";
+  } else {
+    p.prio = DEFAULT_PRIO + nice;
+    p.schedClass = "fair";
+  }
+  p.se.weight = policy === "idle" ? WEIGHT_IDLEPRIO : niceToWeight(nice);
 }

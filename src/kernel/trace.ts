@@ -1,5 +1,6 @@
 // Trace records the kernel emits when tracing is on; exported as ftrace text by src/report.
 
+/** One trace event, named and shaped after its ftrace twin (sched_switch, sched_wakeup, ...). */
 export type TraceRecord =
   | {
       type: "sched_switch";
@@ -45,6 +46,7 @@ export type TraceRecord =
       reason: MigrationReason;
     };
 
+/** Why a task changed CPU (the reason field of sched_migrate_task in our traces). */
 export type MigrationReason =
   | "wakeup"
   | "load_balance"

@@ -1,7 +1,7 @@
 // Picture of the sched-domain hierarchy: one row per level (SMT at the bottom), a box per
 // distinct domain span, and inside it the domain's groups. CPUs are laid out so that every
 // span is contiguous (SMT siblings numbered 0 and 4 sit side by side).
-import { cpulist } from "../kernel/topology";
+import { cpulist } from "../kernel/topology/topology";
 import { baseLayout, colorOf, type CommonPlotOptions, type Figure, type PlotTrace } from "./types";
 
 /**

@@ -3,22 +3,9 @@ import { mean } from "../analysis/stats";
 import { ledgerRow as judgeRow } from "../report/ledger";
 import { VERSION } from "../version";
 import type { Results } from "../experiment/results";
+import type { LedgerRow } from "./types";
 
-/** One published number beside the simulated one, with their ratio and whether it is in band. */
-export interface LedgerRow {
-  metric: string;
-  variant: string;
-  /** The published figure, or null where the source gives none. */
-  published: number | null;
-  /** Mean over iterations. */
-  simulated: number;
-  iterations: number[];
-  /** simulated / published. */
-  ratio: number | null;
-  /** The band the reproduction aims for (from the issue/notes), if any. */
-  band: [number, number] | null;
-  inBand: boolean | null;
-}
+export type { LedgerRow } from "./types";
 
 /** One reproduction's part of the ledger: what ran, and its rows. */
 export interface LedgerExperiment {

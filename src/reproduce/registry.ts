@@ -4,7 +4,7 @@ import * as path from "node:path";
 import type { Experiment, RunOptions } from "../experiment/experiment";
 import type { Results } from "../experiment/results";
 import type { Figure } from "../plot/types";
-import type { LedgerRow } from "./ledger";
+import type { LedgerRow } from "./types";
 
 /** How long and how often a reproduction runs. */
 export interface RunProfile {

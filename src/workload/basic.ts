@@ -1,6 +1,6 @@
 // Small general workloads: CPU hogs with nice values, and pipe ping-pong pairs.
 import { recv, run, send, sleep } from "../kernel/ops";
-import type { Task } from "../kernel/task";
+import type { Task } from "../kernel/sched";
 import type { Workload, WorkloadContext, WorkloadRun } from "./workload";
 import { requireInt, requireNumber, runLength } from "./workload";
 
@@ -67,12 +67,12 @@ export function hogs(params: HogsParams): Workload {
       const start = new Array<number>(n).fill(0);
       ctx.at(ctx.warmupNs, () => {
         tasks.forEach((t, i) => {
-          start[i] = ctx.kernel.workDone(t);
+          start[i] = ctx.workDone(t);
         });
       });
       return {
         metrics() {
-          const done = tasks.map((t, i) => ctx.kernel.workDone(t) - start[i]);
+          const done = tasks.map((t, i) => ctx.workDone(t) - start[i]);
           const total = done.reduce((a, b) => a + b, 0);
           const m: Record<string, number> = { total_work_s: total / SEC };
           done.forEach((d, i) => {
@@ -125,7 +125,7 @@ export function pingpong(params: PingPongParams): Workload {
     ...runLength(where, params, 1),
     setup(ctx: WorkloadContext): WorkloadRun {
       const parents: Task[] = [];
-      const ncpu = ctx.kernel.rqs.length;
+      const ncpu = ctx.ncpus;
       for (let i = 0; i < pairs; i++) {
         const ab = ctx.channel(`pipe${i}a`, "pipe", 65536);
         const ba = ctx.channel(`pipe${i}b`, "pipe", 65536);

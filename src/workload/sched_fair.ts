@@ -63,19 +63,18 @@ export function schedFair(params: SchedFairParams): Workload {
     defaultDurationNs: intervals * intervalNs + 1_000_000,
     defaultWarmupNs: 0,
     setup(ctx: WorkloadContext): WorkloadRun {
-      const k = ctx.kernel;
       const pids: number[] = [];
       const perInterval: number[][] = []; // [interval][child] loop counts
       const avgs: number[] = [];
       const stds: number[] = [];
       // The test starts at an arbitrary moment relative to the tick grid: this is what differs
       // between two runs of the same binary on an otherwise idle box.
-      const start = Math.floor(ctx.random("sched-fair-start").next() * k.tickNs);
+      const start = Math.floor(ctx.random("sched-fair-start").next() * ctx.tickNs);
       ctx.at(start, () =>
         ctx.spawn({
           comm: "sched-fair",
           role: "parent",
-          cpu: k.rqs.find((r) => r.online)!.cpu,
+          cpu: ctx.onlineCpus()[0],
           program: function* (t) {
             for (let i = 0; i < n; i++) {
               const pid = (yield fork({
@@ -91,7 +90,9 @@ export function schedFair(params: SchedFairParams): Workload {
             let last = pids.map(() => 0);
             for (;;) {
               yield sleep(intervalNs);
-              const loops = pids.map((pid) => Math.floor(k.workDone(k.taskByPid(pid)!) / loopNs));
+              const loops = pids.map((pid) =>
+                Math.floor(ctx.workDone(ctx.taskByPid(pid)!) / loopNs),
+              );
               const counts = loops.map((l, i) => l - last[i]);
               last = loops;
               const avg = counts.reduce((a, b) => a + b, 0) / n;

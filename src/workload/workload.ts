@@ -1,8 +1,8 @@
 // What a workload is: a setup that spawns tasks on the kernel model, and the figures it reports
 // at the end under the benchmark's own names.
-import type { Kernel, SpawnSpec } from "../kernel/core";
+import type { Kernel, SpawnSpec } from "../kernel/core/core";
 import { Channel, type ChannelKind } from "../kernel/channel";
-import type { Task } from "../kernel/task";
+import type { Task } from "../kernel/sched";
 import type { RandomStream } from "../sim/random";
 
 /**
@@ -23,6 +23,16 @@ export interface WorkloadContext {
   at(t: number, fn: () => void): void;
   /** A random stream of this run, stable under the name (adding a stream never perturbs another). */
   random(name: string): RandomStream;
+  /** Number of CPUs of the machine (online or not). */
+  readonly ncpus: number;
+  /** The scheduler tick period, ns (1e9 / HZ). */
+  readonly tickNs: number;
+  /** The CPUs online now, ascending. */
+  onlineCpus(): number[];
+  /** Work a task has done so far (ns of `run` at capacity 1024), including its running segment. */
+  workDone(task: Task): number;
+  /** The task with this pid, if spawned. */
+  taskByPid(pid: number): Task | undefined;
 }
 
 /** What a workload's setup returns: how to read its figures at the end of the run. */
@@ -90,6 +100,11 @@ export function makeContext(k: Kernel, warmupNs: number, endNs: number): Workloa
     channel: (name, kind, cap) => new Channel(name, kind, cap),
     at: (t, fn) => k.at(t, fn),
     random: (name) => k.random.stream(`workload/${name}`),
+    ncpus: k.rqs.length,
+    tickNs: k.tickNs,
+    onlineCpus: () => k.rqs.filter((rq) => rq.online).map((rq) => rq.cpu),
+    workDone: (task) => k.workDone(task),
+    taskByPid: (pid) => k.taskByPid(pid),
   };
 }
 

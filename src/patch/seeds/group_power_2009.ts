@@ -4,8 +4,8 @@
 // value only for the bottom level and sums the child's groups everywhere else, so a 2-CPU
 // package is worth 2048 against a lone CPU's 1024.
 import { patch } from "../patch";
-import { SCHED_CAPACITY_SCALE } from "../../kernel/topology";
-import "../../kernel/topology_hooks"; // defines the hook this patch replaces
+import { SCHED_CAPACITY_SCALE } from "../../kernel/sched";
+import "../../kernel/topology/hooks"; // defines the hook this patch replaces
 
 export const groupPower2009 = patch("group-power-2009", {
   title: "sched: fix the nice-unfairness on SMP when offline a CPU",

@@ -1,0 +1,579 @@
+// kernel/sched/core.c: runqueues, activate/deactivate, schedule() and the context switch, the
+// scheduler tick and resched IPIs. Core reaches a class only through its struct sched_class ops
+// (sched.ts). Wakeups live in ttwu.ts, the execution of task programs in exec.ts, the event loop
+// in events.ts.
+import {
+  type CfsTiming,
+  DEQUEUE_SLEEP,
+  EV_RESCHED_IPI,
+  EV_TICK,
+  EV_WAKE_ARRIVE,
+  Rq,
+  type SchedClass,
+  type Task,
+  TASK_DEAD,
+  TASK_ON_RQ_MIGRATING,
+  TASK_ON_RQ_QUEUED,
+  TASK_RUNNING,
+} from "../sched";
+import type { Machine } from "../../machine/types";
+import { shareMatrix } from "../../machine/share";
+import { EventQueue } from "../../sim/event_queue";
+import { RandomSource } from "../../sim/random";
+import type { SchedCounters } from "../counters";
+import { CacheModel } from "../cache";
+import { bump, newCounters } from "../counters";
+import { CFS_POLICY, cfsTiming, FairClass } from "../fair/fair";
+import type { Era, Features, Tunables } from "../features";
+import type { Hooks } from "../hooks";
+import { exitLatencyNs, isPolling, recordIdle, selectIdleState } from "./idle";
+import { RtClass } from "../rt/rt";
+import type { DomainTree } from "../topology/sched_domain";
+import { buildSchedDomains } from "../topology/topology";
+import "../topology/hooks";
+import type { MigrationReason, TraceRecord } from "../trace";
+import { continueTask, startSegment, stopSegment } from "./exec";
+import { spawnKernelThread, spawnTask } from "./fork";
+import { checkInvariants } from "./invariants";
+import { RqView, TaskView } from "../fair/lb/views";
+import { FairBalancer } from "../fair/balance";
+import type { Program, SpawnSpec } from "../ops";
+import type { SchedCore } from "./api";
+import { armTimer, at, runUntil } from "./events";
+import { IdleClass, StopClass } from "./stop_task";
+
+export interface KernelConfig {
+  machine: Machine;
+  era: Era;
+  tunables: Tunables;
+  features: Features;
+  hooks: Hooks;
+  seed: string;
+  /** Boot-time online state (defaults to machine.online). */
+  online?: boolean[];
+  trace?: boolean;
+}
+
+export type { SpawnSpec } from "../ops";
+
+/**
+ * The scheduler of one simulated machine: per-CPU runqueues, the classes, sched domains and the
+ * event loop, mirroring kernel/sched/core.c. Experiments build one per iteration.
+ */
+export class Kernel implements SchedCore {
+  now = 0;
+  readonly eq = new EventQueue(4096);
+  readonly machine: Machine;
+  readonly era: Era;
+  readonly tunables: Tunables;
+  readonly features: Features;
+  readonly hooks: Hooks;
+  readonly rqs: Rq[];
+  readonly tasks: Task[] = [];
+  readonly counters: SchedCounters = newCounters();
+  readonly random: RandomSource;
+  readonly cache: CacheModel;
+  readonly stop: StopClass;
+  readonly rt: RtClass;
+  readonly fair: FairClass;
+  readonly idle: IdleClass;
+  /** The classes in priority order, as for_each_class walks them. */
+  readonly classes: readonly SchedClass[];
+  domains: DomainTree;
+  cfsTiming: CfsTiming;
+  readonly tickNs: number;
+  /** Runqueues with two or more tasks (root_domain->overload). */
+  nrOverloaded = 0;
+  /** The CPU whose event is being handled ("smp_processor_id()"). */
+  thisCpu = -1;
+  /** Cost accumulated by kernel work done in the current context, charged to the current task. */
+  chargeNs = 0;
+  events = 0;
+  readonly trace: TraceRecord[] | null;
+  /** Called at every tick of a busy CPU after task_tick (trigger_load_balance goes here). */
+  readonly tickHooks: Array<(rq: Rq) => void> = [];
+  /** Called when a CPU is about to go idle (newidle balance goes here); may enqueue work. */
+  readonly newIdleHooks: Array<(rq: Rq) => void> = [];
+  readonly callbacks: Array<(() => void) | null> = [];
+  private readonly rqViews: RqView[];
+  private readonly taskViews = new Map<Task, TaskView>();
+  readonly balancer: FairBalancer;
+  private nextPid = 1;
+  private readonly idleStates;
+
+  constructor(cfg: KernelConfig) {
+    this.machine = cfg.machine;
+    this.era = cfg.era;
+    this.tunables = cfg.tunables;
+    this.features = cfg.features;
+    this.hooks = cfg.hooks;
+    this.random = new RandomSource(cfg.seed);
+    this.trace = cfg.trace ? [] : null;
+    const n = cfg.machine.cpus.length;
+    const online = cfg.online ?? cfg.machine.online;
+    this.rqs = Array.from({ length: n }, (_, i) => new Rq(i));
+    for (let i = 0; i < n; i++) {
+      const rq = this.rqs[i];
+      rq.online = online[i];
+      rq.cpuCapacity = rq.cpuCapacityOrig = cfg.machine.cpus[i].capacity;
+    }
+    this.cache = new CacheModel(cfg.machine, shareMatrix(cfg.machine));
+    this.stop = new StopClass(this, (rq) => this.reschedCurr(rq));
+    this.fair = new FairClass(this);
+    this.fair.policy = CFS_POLICY;
+    this.rt = new RtClass(this);
+    this.idle = new IdleClass(this);
+    this.classes = [this.stop, this.rt, this.fair, this.idle];
+    this.idleStates = cfg.machine.idleStates;
+    this.domains = this.buildDomains();
+    this.cfsTiming = cfsTiming(this);
+    this.tickNs = Math.round(1e9 / this.tunables.hz);
+    for (const rq of this.rqs) {
+      rq.idleSince = 0;
+      rq.idleStateIdx = selectIdleState(this.idleStates, rq);
+      rq.avgIdle = 2 * this.tunables.sched_migration_cost_ns; // sched_init
+    }
+    this.rqViews = this.rqs.map((rq) => new RqView(rq, this));
+    this.balancer = new FairBalancer(this);
+  }
+
+  buildDomains(): DomainTree {
+    const online = this.rqs.map((rq) => rq.online);
+    return buildSchedDomains(
+      this.machine,
+      online,
+      this.era,
+      this.hooks.get("topology.group_capacity"),
+    );
+  }
+
+  onlineCount(): number {
+    let n = 0;
+    for (const rq of this.rqs) if (rq.online) n++;
+    return n;
+  }
+
+  // ---------------------------------------------------------------- tasks
+
+  /** fork + wake_up_new_task of a user task (kernel/fork.c). */
+  spawn(spec: SpawnSpec): Task {
+    return spawnTask(this, spec);
+  }
+
+  /** A stop-class kernel thread pinned to `cpu`, created asleep (see fork.ts). */
+  spawnKernelThread(comm: string, cpu: number, program: Program): Task {
+    return spawnKernelThread(this, comm, cpu, program);
+  }
+
+  allocPid(): number {
+    return this.nextPid++;
+  }
+
+  /** The balancer's view of a runqueue (one object per rq, reading live state). */
+  lbRq(cpu: number): RqView {
+    return this.rqViews[cpu];
+  }
+
+  /** The balancer's view of a task. */
+  lbTask(p: Task): TaskView {
+    let v = this.taskViews.get(p);
+    if (!v) {
+      v = new TaskView(p, this);
+      this.taskViews.set(p, v);
+    }
+    return v;
+  }
+
+  taskByPid(pid: number): Task | undefined {
+    return this.tasks[pid - 1];
+  }
+
+  /** Work done including the part of the running segment so far. */
+  workDone(p: Task): number {
+    let w = p.stats.workDoneNs;
+    if (p.onCpu && this.rqs[p.cpu].curr === p) {
+      const elapsed = this.now - p.segStartedAt;
+      const run = Math.max(0, elapsed - p.segOverheadNs);
+      w += Math.min(run * this.speed(p.cpu), p.segWorkNs);
+    }
+    return w;
+  }
+
+  /** Work per ns on this CPU relative to a 1024-capacity CPU. */
+  speed(cpu: number): number {
+    return this.rqs[cpu].cpuCapacityOrig / 1024;
+  }
+
+  // ---------------------------------------------------------------- class dispatch
+
+  /** p->sched_class. */
+  classFor(p: Task): SchedClass {
+    switch (p.schedClass) {
+      case "fair":
+        return this.fair;
+      case "rt":
+        return this.rt;
+      case "stop":
+        return this.stop;
+      default:
+        return this.idle;
+    }
+  }
+
+  /** enqueue_task */
+  enqueueTask(rq: Rq, p: Task, flags: number): void {
+    this.classFor(p).enqueueTask(rq, p, flags);
+    if (++rq.nrRunning === 2) this.nrOverloaded++;
+  }
+
+  /** dequeue_task */
+  dequeueTask(rq: Rq, p: Task, flags: number): void {
+    this.classFor(p).dequeueTask(rq, p, flags);
+    if (rq.nrRunning-- === 2) this.nrOverloaded--;
+  }
+
+  /** activate_task */
+  activateTask(rq: Rq, p: Task, flags: number): void {
+    this.enqueueTask(rq, p, flags);
+    p.onRq = TASK_ON_RQ_QUEUED;
+    p.lastStateChange = this.now;
+  }
+
+  /** deactivate_task */
+  deactivateTask(rq: Rq, p: Task, flags: number): void {
+    this.dequeueTask(rq, p, flags);
+    p.onRq = 0;
+  }
+
+  /** check_preempt_curr: each class decides against a curr of its own or a lower class. */
+  checkPreemptCurr(rq: Rq, p: Task): void {
+    this.classFor(p).checkPreemptCurr(rq, p);
+  }
+
+  /**
+   * set_task_cpu: change task_cpu(p), renormalising vruntime and counting the migration.
+   * The caller has dequeued p (or p is waking) and will enqueue it on `cpu`.
+   */
+  setTaskCpu(p: Task, cpu: number, reason: MigrationReason): void {
+    const from = p.cpu;
+    if (from === cpu) return;
+    this.classFor(p).migrateTaskRq?.(
+      p,
+      this.rqs[from],
+      this.rqs[cpu],
+      p.onRq === TASK_ON_RQ_MIGRATING,
+    );
+    p.cpu = cpu;
+    p.stats.migrations++;
+    bump(this.counters.migrations, reason);
+    if (this.trace) {
+      this.trace.push({
+        type: "sched_migrate_task",
+        t: this.now,
+        cpu: this.thisCpu < 0 ? from : this.thisCpu,
+        comm: p.comm,
+        pid: p.pid,
+        prio: p.prio,
+        origCpu: from,
+        destCpu: cpu,
+        reason,
+      });
+    }
+  }
+
+  /** Moves a queued, not running task between runqueues (detach_task + attach_task). */
+  moveQueuedTask(p: Task, dstCpu: number, reason: MigrationReason): void {
+    const src = this.rqs[p.cpu];
+    const dst = this.rqs[dstCpu];
+    if (p.onCpu) throw new Error(`moveQueuedTask: ${p.comm}/${p.pid} is running`);
+    this.deactivateTask(src, p, 0);
+    p.onRq = TASK_ON_RQ_MIGRATING;
+    this.setTaskCpu(p, dstCpu, reason);
+    this.activateTask(dst, p, 0);
+    this.checkPreemptCurr(dst, p);
+  }
+
+  // ---------------------------------------------------------------- resched and IPIs
+
+  /** resched_curr: set need_resched; a remote CPU needs an IPI unless its idle loop polls. */
+  reschedCurr(rq: Rq): void {
+    if (rq.needResched) return;
+    rq.needResched = true;
+    if (rq.cpu === this.thisCpu) return;
+    this.kickCpu(rq, "resched");
+  }
+
+  /** Delivers a reschedule/call-function notification to another CPU. */
+  kickCpu(rq: Rq, kind: "resched" | "call_function_single"): void {
+    if (isPolling(this.idleStates, rq)) {
+      // set_nr_if_polling: the idle loop sees the flag; no interrupt is sent.
+      bump(this.counters.ipis, `${kind}_avoided_polling`);
+      this.eq.push(
+        this.now + exitLatencyNs(this.idleStates, rq),
+        kind === "resched" ? EV_RESCHED_IPI : EV_WAKE_ARRIVE,
+        rq.cpu,
+        0,
+      );
+      return;
+    }
+    if (kind === "resched" && rq.reschedIpiPending) return;
+    bump(this.counters.ipis, kind);
+    this.chargeNs += this.machine.costs.ipiSendNs;
+    const t = this.now + this.machine.costs.ipiDeliveryNs + exitLatencyNs(this.idleStates, rq);
+    if (kind === "resched") {
+      rq.reschedIpiPending = true;
+      this.eq.push(t, EV_RESCHED_IPI, rq.cpu, 1);
+    } else {
+      this.eq.push(t, EV_WAKE_ARRIVE, rq.cpu, 1);
+    }
+  }
+
+  // ---------------------------------------------------------------- schedule()
+
+  /** pick_next_task: the first class, highest first, that has a task (for_each_class). */
+  private pickNextTask(rq: Rq): Task | null {
+    // __pick_next_task's fast path: when every runnable task is fair, no higher class has work
+    // and the idle class picks nothing, so fair's pick is the answer. nr_running counts every
+    // class, cfs.h_nr_running the fair ones.
+    if (rq.nrRunning === rq.cfs.hNrRunning) return this.fair.pickNextTask(rq);
+    const classes = this.classes;
+    for (let i = 0; i < classes.length; i++) {
+      const p = classes[i].pickNextTask(rq);
+      if (p) return p;
+    }
+    return null;
+  }
+
+  /** put_prev_task of prev's class. */
+  putPrevTask(rq: Rq, prev: Task): void {
+    this.classFor(prev).putPrevTask(rq, prev);
+  }
+
+  /** __schedule(): deactivate a blocking prev, pick the next task, switch to it. */
+  schedule(rq: Rq): void {
+    const prevCpu = this.thisCpu;
+    this.thisCpu = rq.cpu;
+    const prev = rq.curr;
+    let blocked = false;
+    if (prev) {
+      stopSegment(this, rq, prev);
+      if (prev.state !== TASK_RUNNING && prev.onRq) {
+        this.deactivateTask(rq, prev, DEQUEUE_SLEEP);
+        blocked = true;
+      }
+      this.putPrevTask(rq, prev);
+    }
+    rq.needResched = false;
+    // RT pull before picking something of lower priority (pick_next_task_rt / balance_rt).
+    this.rt.balance(rq, prev);
+    // Newly idle: the balancer may pull work before the CPU goes idle (idle_balance).
+    if (prev && rq.nrRunning === 0) for (const h of this.newIdleHooks) h(rq);
+    const next = this.pickNextTask(rq);
+    if (next !== prev) this.contextSwitch(rq, prev, next, blocked);
+    // balance_callback: push pushable RT tasks away after the switch (post_schedule_rt).
+    this.rt.postSchedule(rq);
+    if (next) {
+      if (next === prev) startSegment(this, rq, next);
+      else this.runCurr(rq);
+    }
+    this.thisCpu = prevCpu;
+  }
+
+  private contextSwitch(rq: Rq, prev: Task | null, next: Task | null, blocked: boolean): void {
+    const now = this.now;
+    this.counters.contextSwitches++;
+    rq.contextSwitches++;
+    if (prev) {
+      prev.onCpu = false;
+      prev.lastRanCpu = rq.cpu;
+      prev.lastRanAt = now;
+      prev.cachePressureAtLeave = rq.cachePressure;
+      if (blocked || prev.state !== TASK_RUNNING) prev.stats.nvcsw++;
+      else prev.stats.nivcsw++;
+      prev.lastStateChange = now;
+    } else {
+      // leaving idle
+      const idle = now - rq.idleSince;
+      rq.idleNs += idle;
+      recordIdle(rq, idle);
+      rq.idleStateIdx = -1;
+    }
+    rq.curr = next;
+    if (this.trace) {
+      this.trace.push({
+        type: "sched_switch",
+        t: now,
+        cpu: rq.cpu,
+        prevComm: prev ? prev.comm : `swapper/${rq.cpu}`,
+        prevPid: prev ? prev.pid : 0,
+        prevPrio: prev ? prev.prio : 120,
+        prevState: !prev
+          ? "R"
+          : prev.state === TASK_DEAD
+            ? "X"
+            : prev.state === TASK_RUNNING
+              ? "R"
+              : "S",
+        nextComm: next ? next.comm : `swapper/${rq.cpu}`,
+        nextPid: next ? next.pid : 0,
+        nextPrio: next ? next.prio : 120,
+      });
+    }
+    if (next) {
+      next.onCpu = true;
+      next.stats.waitNs += now - next.lastStateChange;
+      // switch_to and the mm switch cost time on this CPU before next makes progress.
+      next.segOverheadNs += this.machine.costs.contextSwitchNs;
+      this.chargeCacheRefill(rq, next);
+      if (!prev) this.startTick(rq);
+    } else {
+      rq.idleSince = now;
+      rq.idleStamp = now;
+      rq.idleStateIdx = selectIdleState(this.idleStates, rq);
+      this.stopTick(rq);
+    }
+  }
+
+  /** A task resuming away from its warm caches pays a refill. */
+  private chargeCacheRefill(rq: Rq, p: Task): void {
+    if (p.workingSetBytes <= 0) return;
+    let evicted = 0;
+    if (p.lastRanCpu >= 0) {
+      const src = this.rqs[p.lastRanCpu];
+      evicted = (src.cachePressure - p.cachePressureAtLeave) / this.machine.caches.llcBytes;
+    }
+    p.segOverheadNs += this.cache.refillNs(p.workingSetBytes, p.lastRanCpu, rq.cpu, evicted);
+    rq.cachePressure += p.workingSetBytes;
+  }
+
+  /** Start (or continue) executing the current task's program. */
+  runCurr(rq: Rq): void {
+    const p = rq.curr!;
+    if (p.segOverheadNs > 0 || p.segWorkNs > 0) startSegment(this, rq, p);
+    else continueTask(this, rq, p);
+  }
+
+  // ---------------------------------------------------------------- tick
+
+  private startTick(rq: Rq): void {
+    if (rq.tickRunning) return;
+    rq.tickRunning = true;
+    // Ticks stay on each CPU's grid: aligned across CPUs, or skewed by skew_tick; a tick still
+    // pending from before a short idle period simply fires.
+    if (rq.tickEventAt > this.now) return;
+    const off = this.tickOffset(rq.cpu);
+    const next = (Math.floor((this.now - off) / this.tickNs) + 1) * this.tickNs + off;
+    rq.tickEventAt = next;
+    this.eq.push(next, EV_TICK, rq.cpu, 0);
+  }
+
+  /** tick_setup_sched_timer's per-CPU offset: cpu x (TICK_NSEC / 2) / nr_possible_cpus with skew_tick. */
+  tickOffset(cpu: number): number {
+    if (!this.tunables.skew_tick) return 0;
+    return Math.floor(this.tickNs / 2 / this.rqs.length) * cpu;
+  }
+
+  private stopTick(rq: Rq): void {
+    // NOHZ idle: the tick stops while the CPU idles (a pending tick event is dropped when it fires).
+    rq.tickRunning = false;
+  }
+
+  /** scheduler_tick */
+  schedulerTick(rq: Rq): void {
+    const curr = rq.curr;
+    if (curr) this.classFor(curr).taskTick(rq, curr);
+    for (const h of this.tickHooks) h(rq);
+  }
+
+  // ---------------------------------------------------------------- events (events.ts)
+
+  /** Runs fn at simulated time t (workload samplers, hotplug, ...). */
+  at(t: number, fn: () => void): void {
+    at(this, t, fn);
+  }
+
+  /** An IPI to `rq` whose handler runs fn on that CPU (smp_call_function_single). */
+  sendIpi(rq: Rq, fn: () => void): void {
+    bump(this.counters.ipis, "call_function_single");
+    this.chargeNs += this.machine.costs.ipiSendNs;
+    const t = this.now + this.machine.costs.ipiDeliveryNs + exitLatencyNs(this.idleStates, rq);
+    this.at(t, () => {
+      rq.ipisReceived++;
+      this.thisCpu = rq.cpu;
+      fn();
+      this.finish(rq);
+    });
+  }
+
+  /** Arms a sleep timer for p. */
+  armTimer(p: Task, expires: number): void {
+    armTimer(this, p, expires);
+  }
+
+  /** Processes events up to and including time `until`, then stops the clock there. */
+  runUntil(until: number): void {
+    runUntil(this, until);
+  }
+
+  /** After handling an event on a CPU: charge kernel work to its task, reschedule if asked. */
+  finish(rq: Rq): void {
+    if (rq.needResched || (rq.curr === null && rq.nrRunning > 0)) {
+      this.schedule(rq);
+    } else if (this.chargeNs > 0 && rq.curr) {
+      const p = rq.curr;
+      stopSegment(this, rq, p);
+      p.segOverheadNs += this.chargeNs;
+      this.chargeNs = 0;
+      startSegment(this, rq, p);
+    }
+    this.chargeNs = 0;
+    this.thisCpu = -1;
+  }
+
+  /** Switches the running task out for idle without dequeuing it (the CPU is going down). */
+  preemptToIdle(rq: Rq): void {
+    const prev = rq.curr;
+    if (!prev) return;
+    stopSegment(this, rq, prev);
+    this.putPrevTask(rq, prev);
+    rq.needResched = false;
+    this.contextSwitch(rq, prev, null, false);
+  }
+
+  /** Closes the idle accounting of a CPU that goes offline now. */
+  markOffline(rq: Rq): void {
+    rq.idleNs += this.now - rq.idleSince;
+    rq.idleSince = this.now;
+    rq.offlineSince = this.now;
+    this.stopTick(rq);
+  }
+
+  /** Reopens the accounting of a CPU that comes online now. */
+  markOnline(rq: Rq): void {
+    rq.offlineNs += this.now - rq.offlineSince;
+    rq.idleSince = this.now;
+    rq.idleStamp = this.now;
+  }
+
+  /** Accounts open idle periods and running time up to now (end of a run). */
+  flushAccounting(): void {
+    for (const rq of this.rqs) {
+      if (!rq.online) {
+        rq.offlineNs += this.now - rq.offlineSince;
+        rq.offlineSince = this.now;
+        continue;
+      }
+      if (rq.curr) {
+        this.classFor(rq.curr).updateCurr(rq);
+      } else {
+        rq.idleNs += this.now - rq.idleSince;
+        rq.idleSince = this.now;
+      }
+    }
+  }
+
+  /** Throws if a task is on two CPUs, lost, or the runqueue counts disagree (invariants.ts). */
+  checkInvariants(): void {
+    checkInvariants(this);
+  }
+}

@@ -1,0 +1,234 @@
+// Executing task programs on a CPU. A running task consumes "segments": kernel overhead
+// (syscall, copy, context switch, cache refill) followed by work. When a segment completes the
+// program's next operation runs; blocking operations put the task to sleep.
+import { EV_RUN_DONE, WF_SYNC } from "../sched";
+import type { SchedCore } from "./api";
+import type { Rq } from "../sched";
+import type { Task } from "../sched";
+import { TASK_DEAD, TASK_INTERRUPTIBLE } from "../sched";
+import { tryToWakeUp } from "./ttwu";
+import { POLICIES } from "../prio";
+import { changeScheduling } from "./setscheduler";
+import {
+  OP_AFFINITY,
+  OP_CALL,
+  OP_EXIT,
+  OP_FORK,
+  OP_NICE,
+  OP_POLICY,
+  OP_RECV,
+  OP_RUN,
+  OP_SEND,
+  OP_SLEEP,
+  OP_WAIT,
+  OP_WAKE,
+  OP_YIELD,
+  type Op,
+} from "../ops";
+
+/** Longest run of zero-cost operations before we call the program broken. */
+const MAX_INSTANT_OPS = 100_000;
+
+export function startSegment(k: SchedCore, rq: Rq, p: Task): void {
+  p.segStartedAt = k.now;
+  rq.runGen++;
+  const t = p.segOverheadNs + p.segWorkNs / k.speed(rq.cpu);
+  if (t === Infinity) return; // runs until preempted: no completion event
+  k.eq.push(k.now + Math.max(1, Math.ceil(t)), EV_RUN_DONE, rq.cpu, rq.runGen);
+}
+
+/** Accounts the progress of the running segment up to now and cancels its completion event. */
+export function stopSegment(k: SchedCore, rq: Rq, p: Task): void {
+  rq.runGen++;
+  const elapsed = k.now - p.segStartedAt;
+  p.segStartedAt = k.now;
+  if (elapsed <= 0) return;
+  const o = Math.min(elapsed, p.segOverheadNs);
+  p.segOverheadNs -= o;
+  const rest = elapsed - o;
+  if (rest <= 0) return;
+  const w = Math.min(rest * k.speed(rq.cpu), p.segWorkNs);
+  p.segWorkNs -= w;
+  p.stats.workDoneNs += w;
+}
+
+/** The segment's completion event fired: whatever remained is done. */
+export function completeSegment(p: Task): void {
+  p.stats.workDoneNs += p.segWorkNs;
+  p.segWorkNs = 0;
+  p.segOverheadNs = 0;
+}
+
+function block(k: SchedCore, rq: Rq, p: Task): void {
+  p.state = TASK_INTERRUPTIBLE;
+  p.lastStateChange = k.now;
+  rq.needResched = true;
+}
+
+function badOp(p: Task, field: string, value: unknown, accepted: string): Error {
+  return new Error(`task ${p.comm}/${p.pid}: ${field} must be ${accepted} (got ${String(value)})`);
+}
+
+/**
+ * Runs the program of the current task `p` on `rq` until it starts a timed segment, blocks,
+ * yields or exits. Kernel costs incurred on the way (k.chargeNs) become segment overhead.
+ */
+export function continueTask(k: SchedCore, rq: Rq, p: Task): void {
+  const costs = k.machine.costs;
+  for (let n = 0; n < MAX_INSTANT_OPS; n++) {
+    // Programs yield ops.ts's Op; the task stores them as sched.ts's TaskOp.
+    let op = p.op as Op | null;
+    if (!op) {
+      const r = p.iter!.next(p.opResult);
+      p.opResult = undefined;
+      if (r.done) {
+        taskExit(k, rq, p);
+        return;
+      }
+      op = p.op = r.value as Op;
+    }
+    switch (op.kind) {
+      case OP_RUN: {
+        if (!(op.ns >= 0)) throw badOp(p, "run.ns", op.ns, "a duration >= 0 ns");
+        p.op = null;
+        if (op.ns === 0) continue;
+        p.segWorkNs += op.ns;
+        return begin(k, rq, p);
+      }
+      case OP_SLEEP: {
+        if (!(op.ns >= 0) || op.ns === Infinity)
+          throw badOp(p, "sleep.ns", op.ns, "a finite duration >= 0 ns");
+        p.op = null;
+        k.armTimer(p, k.now + Math.round(costs.syscallNs + op.ns));
+        block(k, rq, p);
+        return;
+      }
+      case OP_SEND: {
+        if (!(op.bytes >= 0)) throw badOp(p, "send.bytes", op.bytes, "a byte count >= 0");
+        p.op = null;
+        op.ch!.push(op.bytes, rq.cpu, k.now);
+        // Writing into the kernel buffer from a warm user buffer: local copy speed.
+        p.segOverheadNs += costs.syscallNs + k.cache.copyNs(op.bytes, rq.cpu, rq.cpu);
+        const reader = op.ch!.waiters.shift();
+        if (reader) tryToWakeUp(k, reader, op.sync ? WF_SYNC : 0, rq.cpu, p);
+        return begin(k, rq, p);
+      }
+      case OP_RECV: {
+        const ch = op.ch!;
+        if (!ch.shift()) {
+          op.ch!.waiters.push(p);
+          block(k, rq, p);
+          return;
+        }
+        p.op = null;
+        p.segOverheadNs += costs.syscallNs + k.cache.copyNs(ch.lastBytes, ch.lastWriterCpu, rq.cpu);
+        return begin(k, rq, p);
+      }
+      case OP_WAIT: {
+        p.op = null;
+        if (p.wakePending) {
+          p.wakePending = false;
+          p.segOverheadNs += costs.syscallNs;
+          return begin(k, rq, p);
+        }
+        p.waiting = true;
+        block(k, rq, p);
+        return;
+      }
+      case OP_WAKE: {
+        p.op = null;
+        const target = k.taskByPid(op.pid);
+        if (!target) throw badOp(p, "wake.pid", op.pid, "the pid of a spawned task");
+        if (target.waiting && target.state === TASK_INTERRUPTIBLE) {
+          target.waiting = false;
+          tryToWakeUp(k, target, op.sync ? WF_SYNC : 0, rq.cpu, p);
+        } else {
+          target.wakePending = true;
+        }
+        p.segOverheadNs += costs.syscallNs;
+        return begin(k, rq, p);
+      }
+      case OP_YIELD: {
+        p.op = null;
+        k.classFor(p).yieldTask?.(rq, p);
+        p.segOverheadNs += costs.syscallNs;
+        rq.needResched = true;
+        return begin(k, rq, p);
+      }
+      case OP_NICE: {
+        if (!Number.isInteger(op.nice) || op.nice < -20 || op.nice > 19)
+          throw badOp(p, "nice", op.nice, "an integer from -20 to 19");
+        p.op = null;
+        changeScheduling(k, p, p.policy, op.nice, p.rtPriority);
+        p.segOverheadNs += costs.syscallNs;
+        return begin(k, rq, p);
+      }
+      case OP_POLICY: {
+        if (!POLICIES.includes(op.policy))
+          throw badOp(p, "policy", op.policy, POLICIES.join(" | "));
+        p.op = null;
+        changeScheduling(k, p, op.policy, p.nice, op.rtPriority);
+        p.segOverheadNs += costs.syscallNs;
+        return begin(k, rq, p);
+      }
+      case OP_AFFINITY: {
+        p.op = null;
+        p.setAffinity(op.cpus!);
+        if (!op.cpus!.some((c) => k.rqs[c].online))
+          throw badOp(p, "affinity", op.cpus!.join(","), "a list containing an online CPU");
+        if (!p.cpusAllowed[rq.cpu]) rq.needResched = true; // schedule() moves it
+        p.segOverheadNs += costs.syscallNs;
+        return begin(k, rq, p);
+      }
+      case OP_CALL: {
+        p.op = null;
+        op.fn!();
+        continue;
+      }
+      case OP_FORK: {
+        p.op = null;
+        const c = op.child!;
+        const child = k.spawn({
+          comm: c.comm,
+          role: c.role,
+          program: c.program,
+          nice: c.nice,
+          cpus: c.cpus,
+          workingSetBytes: c.workingSetBytes,
+        });
+        p.opResult = child.pid;
+        p.segOverheadNs += costs.syscallNs;
+        return begin(k, rq, p);
+      }
+      case OP_EXIT:
+        p.op = null;
+        taskExit(k, rq, p);
+        return;
+      default:
+        throw badOp(
+          p,
+          "op",
+          op.op,
+          "run | sleep | send | recv | wait | wake | yield | nice | policy | affinity | call | exit",
+        );
+    }
+  }
+  throw new Error(
+    `task ${p.comm}/${p.pid}: ${MAX_INSTANT_OPS} zero-cost operations in a row (a program loop that never runs, sleeps or blocks)`,
+  );
+}
+
+/** Folds kernel work charged so far into the segment and starts it. */
+function begin(k: SchedCore, rq: Rq, p: Task): void {
+  if (k.chargeNs > 0) {
+    p.segOverheadNs += k.chargeNs;
+    k.chargeNs = 0;
+  }
+  startSegment(k, rq, p);
+}
+
+function taskExit(_k: SchedCore, rq: Rq, p: Task): void {
+  p.state = TASK_DEAD;
+  p.iter = null;
+  rq.needResched = true;
+}

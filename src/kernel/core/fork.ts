@@ -1,0 +1,64 @@
+// Creating tasks (kernel/fork.c): user tasks placed by wake_up_new_task, and the per-CPU
+// stop-class kernel threads.
+import type { SchedCore } from "./api";
+import type { SpawnSpec } from "../ops";
+import type { Program, TaskApi } from "../ops";
+import { isRtPolicy, setSchedParams } from "../prio";
+import { Task, TASK_INTERRUPTIBLE } from "../sched";
+import { wakeUpNewTask } from "./ttwu";
+
+/** fork + wake_up_new_task of a user task. */
+export function spawnTask(k: SchedCore, spec: SpawnSpec): Task {
+  const policy = spec.policy ?? "normal";
+  const p = createTask(k, spec.comm, spec.role ?? spec.comm, spec.program);
+  setSchedParams(p, policy, spec.nice ?? 0, isRtPolicy(policy) ? (spec.rtPriority ?? 1) : 0);
+  if (spec.cpus) p.setAffinity(spec.cpus);
+  p.workingSetBytes = spec.workingSetBytes ?? 0;
+  k.classFor(p).taskFork?.(p);
+  if (spec.cpu !== undefined) {
+    if (!k.rqs[spec.cpu]?.online)
+      throw new Error(`spawn ${spec.comm}: cpu ${spec.cpu} is not an online CPU`);
+    if (!p.cpusAllowed[spec.cpu])
+      throw new Error(`spawn ${spec.comm}: cpu ${spec.cpu} is outside its affinity`);
+  }
+  wakeUpNewTask(k, p, spec.cpu);
+  return p;
+}
+
+/**
+ * A per-CPU stop-class kernel thread (the stopper), created asleep as if it had just called
+ * `wait`: its program starts with the work to do when it is first woken.
+ */
+export function spawnKernelThread(k: SchedCore, comm: string, cpu: number, program: Program): Task {
+  const p = createTask(k, comm, "kthread", program);
+  p.schedClass = "stop";
+  p.prio = 0;
+  p.setAffinity([cpu]);
+  p.cpu = cpu;
+  p.state = TASK_INTERRUPTIBLE;
+  p.waiting = true;
+  p.lastStateChange = k.now;
+  return p;
+}
+
+function createTask(k: SchedCore, comm: string, role: string, program: Program): Task {
+  const pid = k.allocPid();
+  const p = new Task(pid, comm, role, program, k.rqs.length);
+  p.rtTimeSlice = k.tunables.rr_timeslice_ns;
+  const stream = k.random.stream(`task/${comm}/${pid}`);
+  const api: TaskApi = {
+    pid,
+    comm,
+    now: () => k.now,
+    cpu: () => p.cpu,
+    random: () => stream.next(),
+    count: (name, n = 1) => {
+      p.counters[name] = (p.counters[name] ?? 0) + n;
+    },
+    workDoneNs: () => k.workDone(p),
+  };
+  p.api = api;
+  p.iter = program(api);
+  k.tasks.push(p);
+  return p;
+}

@@ -1,0 +1,241 @@
+// try_to_wake_up and its helpers (kernel/sched/core.c): select a CPU, then either queue the
+// wakee on the target's wakelist (the target activates it, after an IPI unless it polls) or
+// take the target's rq lock and activate it directly.
+import type { SchedCore } from "./api";
+import type { Rq } from "../sched";
+import type { Task } from "../sched";
+import { TASK_RUNNING } from "../sched";
+import {
+  ENQUEUE_INITIAL,
+  ENQUEUE_WAKEUP,
+  WF_FORK,
+  WF_MIGRATED,
+  WF_ON_CPU,
+  WF_TTWU,
+} from "../sched";
+import { bump, rqLockStat } from "../counters";
+import { defineHook } from "../hooks";
+import { type Era, eraAtLeast } from "../features";
+
+export interface TtwuQueueCondCtx {
+  k: SchedCore;
+  p: Task;
+  /** Target CPU chosen by select_task_rq. */
+  cpu: number;
+  /** The waking CPU (smp_processor_id()). */
+  thisCpu: number;
+  wakeFlags: number;
+}
+
+declare module "../hooks" {
+  interface HookTypes {
+    "core.ttwu_queue_cond": (ctx: TtwuQueueCondCtx) => boolean;
+  }
+}
+
+/** ttwu_queue_cond, v3.0-v5.19: remote wakelist only across LLCs, or for an on_cpu wakee with
+ *  at most one task on the target. */
+function ttwuQueueCond519(ctx: TtwuQueueCondCtx): boolean {
+  const { k, cpu, thisCpu, wakeFlags } = ctx;
+  if (!k.rqs[cpu].online) return false;
+  if (thisCpu < 0) return false;
+  if (k.domains.sdLlcId[thisCpu] !== k.domains.sdLlcId[cpu]) return true;
+  return (wakeFlags & WF_ON_CPU) !== 0 && k.rqs[cpu].nrRunning <= 1;
+}
+
+/** ttwu_queue_cond since v6.0 (both seed 001 patches): also for an idle target in the same LLC. */
+function ttwuQueueCond60(ctx: TtwuQueueCondCtx): boolean {
+  const { k, p, cpu, thisCpu } = ctx;
+  if (!k.rqs[cpu].online || !p.cpusAllowed[cpu]) return false;
+  if (thisCpu < 0) return false;
+  if (k.domains.sdLlcId[thisCpu] !== k.domains.sdLlcId[cpu]) return true;
+  if (cpu === thisCpu) return false;
+  return k.rqs[cpu].nrRunning === 0;
+}
+
+defineHook(
+  "core.ttwu_queue_cond",
+  "ttwu_queue_cond: queue the wakee on the target CPU's wakelist instead of locking its rq",
+  (era: Era) => (eraAtLeast(era, "6.0") ? ttwuQueueCond60 : ttwuQueueCond519),
+);
+
+/** record_wakee: count how often the waker switches wakees (wake_wide's input). */
+function recordWakee(k: SchedCore, waker: Task, p: Task): void {
+  if (k.now > waker.wakeeFlipDecayTs + 1_000_000_000) {
+    waker.wakeeFlips >>= 1;
+    waker.wakeeFlipDecayTs = k.now;
+  }
+  if (waker.lastWakee !== p) {
+    waker.lastWakee = p;
+    waker.wakeeFlips++;
+  }
+}
+
+/** Acquires a runqueue lock from `fromCpu`; its cost is charged to the current context. */
+export function lockRq(k: SchedCore, rq: Rq, fromCpu: number, path: string): void {
+  const c = k.machine.costs;
+  const s = rqLockStat(k.counters, path);
+  s.acquisitions++;
+  let cost = c.rqLockLocalNs;
+  if (fromCpu >= 0 && fromCpu !== rq.cpu) cost += c.rqLockRemoteNs[k.cache.level(fromCpu, rq.cpu)];
+  if (rq.lockFreeAt > k.now) {
+    const wait = rq.lockFreeAt - k.now;
+    s.waitNs += wait;
+    cost += wait;
+  }
+  rq.lockFreeAt = k.now + cost;
+  k.chargeNs += cost;
+}
+
+/** select_task_rq: the class's choice, corrected to an allowed online CPU. */
+export function selectTaskRq(
+  k: SchedCore,
+  p: Task,
+  prevCpu: number,
+  wakeFlags: number,
+  wakerCpu: number,
+): number {
+  let cpu = prevCpu;
+  if (p.nrCpusAllowed > 1 || !p.cpusAllowed[prevCpu]) {
+    const cls = k.classFor(p);
+    if (cls.selectTaskRq) cpu = cls.selectTaskRq(p, prevCpu, wakeFlags, wakerCpu);
+  }
+  if (!p.cpusAllowed[cpu] || !k.rqs[cpu].online) cpu = selectFallbackRq(k, p, cpu);
+  return cpu;
+}
+
+/** select_fallback_rq: an allowed online CPU, preferring the same node. */
+export function selectFallbackRq(k: SchedCore, p: Task, cpu: number): number {
+  const node = k.machine.cpus[cpu].node;
+  let any = -1;
+  for (const rq of k.rqs) {
+    if (!rq.online || !p.cpusAllowed[rq.cpu]) continue;
+    if (k.machine.cpus[rq.cpu].node === node) return rq.cpu;
+    if (any < 0) any = rq.cpu;
+  }
+  if (any < 0) throw new Error(`task ${p.comm}/${p.pid}: no online CPU in its affinity mask`);
+  return any;
+}
+
+/**
+ * try_to_wake_up(p) from `wakerCpu` (-1 = no CPU context, e.g. setup). Returns false if p was
+ * not sleeping. Costs go to k.chargeNs (the waker's time).
+ */
+export function tryToWakeUp(
+  k: SchedCore,
+  p: Task,
+  wakeFlags: number,
+  wakerCpu: number,
+  waker: Task | null,
+): boolean {
+  if (p.state === TASK_RUNNING) return false;
+  k.chargeNs += k.machine.costs.wakeupNs;
+  p.stats.wakeups++;
+  if (waker) recordWakee(k, waker, p);
+  p.state = TASK_RUNNING; // TASK_WAKING: nobody else may wake it now
+  if (k.trace) {
+    k.trace.push({
+      type: "sched_waking",
+      t: k.now,
+      cpu: wakerCpu < 0 ? p.cpu : wakerCpu,
+      comm: p.comm,
+      pid: p.pid,
+      prio: p.prio,
+      targetCpu: p.cpu,
+    });
+  }
+  const cpu = selectTaskRq(k, p, p.cpu, wakeFlags | WF_TTWU, wakerCpu);
+  if (cpu !== p.cpu) {
+    wakeFlags |= WF_MIGRATED;
+    k.setTaskCpu(p, cpu, "wakeup");
+  }
+  ttwuQueue(k, p, cpu, wakeFlags, wakerCpu);
+  return true;
+}
+
+function ttwuQueue(k: SchedCore, p: Task, cpu: number, wakeFlags: number, wakerCpu: number): void {
+  const rq = k.rqs[cpu];
+  if (
+    k.features.TTWU_QUEUE &&
+    k.hooks.get("core.ttwu_queue_cond")({ k, p, cpu, thisCpu: wakerCpu, wakeFlags })
+  ) {
+    // __ttwu_queue_wakelist: llist_add; only the first entry of an empty list sends the IPI.
+    bump(k.counters.wakePath, (wakeFlags & WF_ON_CPU) !== 0 ? "wakelist_on_cpu" : "wakelist");
+    k.chargeNs += k.machine.costs.cacheLineNs[k.cache.level(wakerCpu, cpu)];
+    rq.wakeList.push(p);
+    rq.ttwuPending = 1;
+    if (rq.wakeList.length === 1) k.kickCpu(rq, "call_function_single");
+    return;
+  }
+  const local = cpu === wakerCpu;
+  bump(k.counters.wakePath, local ? "local" : "remote");
+  lockRq(k, rq, wakerCpu, local ? "ttwu_local" : "ttwu_remote");
+  ttwuDoActivate(k, rq, p, ENQUEUE_WAKEUP);
+}
+
+/** wake_up_new_task: fork placement, then activate. */
+export function wakeUpNewTask(k: SchedCore, p: Task, cpu?: number): void {
+  p.state = TASK_RUNNING;
+  p.lastStateChange = k.now;
+  const parentCpu = k.thisCpu;
+  const target =
+    cpu ?? selectTaskRq(k, p, parentCpu >= 0 ? parentCpu : firstOnline(k), WF_FORK, parentCpu);
+  p.cpu = target;
+  const rq = k.rqs[target];
+  k.classFor(p).postInitEntity?.(rq, p);
+  k.activateTask(rq, p, ENQUEUE_INITIAL);
+  if (k.trace)
+    k.trace.push({
+      type: "sched_wakeup",
+      t: k.now,
+      cpu: parentCpu < 0 ? target : parentCpu,
+      comm: p.comm,
+      pid: p.pid,
+      prio: p.prio,
+      targetCpu: target,
+    });
+  k.checkPreemptCurr(rq, p);
+  k.classFor(p).taskWoken?.(rq, p);
+}
+
+function firstOnline(k: SchedCore): number {
+  const rq = k.rqs.find((r) => r.online);
+  if (!rq) throw new Error("no online CPU");
+  return rq.cpu;
+}
+
+/** sched_ttwu_pending: activate tasks queued on this CPU's wakelist. */
+export function schedTtwuPending(k: SchedCore, rq: Rq): void {
+  if (rq.wakeList.length === 0) return;
+  const list = rq.wakeList.splice(0, rq.wakeList.length);
+  rq.ttwuPending = 0;
+  for (const p of list) ttwuDoActivate(k, rq, p, ENQUEUE_WAKEUP);
+}
+
+/** ttwu_do_activate: enqueue a woken task and see whether it preempts. */
+export function ttwuDoActivate(k: SchedCore, rq: Rq, p: Task, flags: number): void {
+  if (rq.idleStamp > 0 && rq.curr === null) {
+    // rq->avg_idle for the newidle gate, capped at 2 * migration_cost.
+    const delta = k.now - rq.idleStamp;
+    const max = 2 * k.tunables.sched_migration_cost_ns;
+    if (rq.avgIdle > max) rq.avgIdle = max;
+    else rq.avgIdle += (delta - rq.avgIdle) / 8;
+    rq.idleStamp = 0;
+  }
+  p.stats.sleepNs += k.now - p.lastStateChange;
+  k.activateTask(rq, p, flags);
+  p.state = TASK_RUNNING;
+  k.checkPreemptCurr(rq, p);
+  if (k.trace) {
+    k.trace.push({
+      type: "sched_wakeup",
+      t: k.now,
+      cpu: k.thisCpu < 0 ? rq.cpu : k.thisCpu,
+      comm: p.comm,
+      pid: p.pid,
+      prio: p.prio,
+      targetCpu: rq.cpu,
+    });
+  }
+  k.classFor(p).taskWoken?.(rq, p);
+}

@@ -1,0 +1,293 @@
+// Driving the load balancer (fair.c): trigger_load_balance at the tick, rebalance_domains with
+// the per-domain intervals, NOHZ idle balancing on behalf of tickless idle CPUs, newly-idle
+// balancing before a CPU goes idle, carrying out the moves load_balance decides, and the
+// stopper that performs active balancing. The decisions themselves are in lb/*.ts.
+import { ERA_TRAITS } from "../features";
+import type { SchedCore } from "../core/api";
+import type { Rq } from "../sched";
+import type { SchedDomain } from "../topology/sched_domain";
+import {
+  SD_BALANCE_NEWIDLE,
+  SD_LOAD_BALANCE,
+  SD_SHARE_PKG_RESOURCES,
+} from "../topology/sched_domain";
+import { activeLoadBalanceCpuStop, domainSpanning, loadBalance } from "./lb/load_balance";
+import { createLbEnv, jiffiesAt, maxLoadBalanceInterval, msecsToJiffies } from "./lb/common";
+import type { CpuIdleType, LoadBalanceResult } from "./lb/types";
+import {
+  cpuLoadUpdateActive,
+  cpuLoadUpdateIdle,
+  updateCpuLoad2629,
+  weightedCpuload,
+} from "./cpu_load";
+import { balanceStats, bump, rqLockStat } from "../counters";
+import type { MigrationReason } from "../trace";
+import { call, wait } from "../ops";
+import { TASK_INTERRUPTIBLE } from "../sched";
+import { tryToWakeUp } from "../core/ttwu";
+import "./lb/load_balance";
+
+/** A jiffy in ns. */
+function jiffyNs(k: SchedCore): number {
+  return 1e9 / k.tunables.hz;
+}
+
+export class FairBalancer {
+  /** nohz.next_balance (ns). */
+  private nohzNextBalance = 0;
+  private ilbPending = false;
+  private readonly maxInterval: number;
+  private readonly hz: number;
+
+  constructor(private readonly k: SchedCore) {
+    this.hz = k.tunables.hz;
+    // 2.6.29 clamps at HZ * NR_CPUS / 10 with the config's NR_CPUS; later HZ * online / 10.
+    const nr = ERA_TRAITS[k.era].family === "2.6" ? Math.max(k.rqs.length, 64) : k.onlineCount();
+    this.maxInterval = maxLoadBalanceInterval(k.era, this.hz, nr);
+    k.tickHooks.push((rq) => this.onTick(rq));
+    k.newIdleHooks.push((rq) => this.idleBalance(rq));
+  }
+
+  // ------------------------------------------------------------------ tick
+
+  /** scheduler_tick's part: cpu_load[] update and trigger_load_balance. */
+  private onTick(rq: Rq): void {
+    const k = this.k;
+    const jiffies = jiffiesAt(k.now, this.hz);
+    if (ERA_TRAITS[k.era].family === "2.6") updateCpuLoad2629(rq, rq.cfs.loadWeight);
+    else if (ERA_TRAITS[k.era].family === "4.x")
+      cpuLoadUpdateActive(rq, weightedCpuload(k.lbRq(rq.cpu), k.era), jiffies, false);
+    // trigger_load_balance: SCHED_SOFTIRQ when the rq's next_balance is due.
+    if (k.now >= rq.nextBalance)
+      this.rebalanceDomains(rq, rq.isIdle() ? "CPU_IDLE" : "CPU_NOT_IDLE");
+    this.nohzBalancerKick(rq);
+  }
+
+  /** rebalance_domains(rq, idle): walk the domains bottom-up, balancing the ones that are due. */
+  rebalanceDomains(rq: Rq, idle: CpuIdleType): void {
+    const k = this.k;
+    const cpu = rq.cpu;
+    const jiffy = jiffyNs(k);
+    let nextBalance = k.now + 60 * this.hz * jiffy;
+    let continueBalancing = true;
+    for (const sd of k.domains.domains[cpu]) {
+      if (!(sd.flags & SD_LOAD_BALANCE)) continue;
+      let interval = this.interval(sd, idle !== "CPU_IDLE");
+      if (jiffiesAt(k.now, this.hz) >= jiffiesAt(sd.lastBalance, this.hz) + interval) {
+        const res = this.loadBalance(rq, sd, idle);
+        continueBalancing = res.continueBalancing;
+        if (res.ldMoved > 0) {
+          // Pulled work: we are no longer idle (or others are not).
+          idle =
+            ERA_TRAITS[k.era].family === "2.6"
+              ? "CPU_NOT_IDLE"
+              : rq.isIdle()
+                ? "CPU_IDLE"
+                : "CPU_NOT_IDLE";
+        }
+        sd.lastBalance = k.now;
+        interval = this.interval(sd, idle !== "CPU_IDLE");
+      }
+      const due = sd.lastBalance + interval * jiffy;
+      if (due < nextBalance) nextBalance = due;
+      if (!continueBalancing) break;
+    }
+    rq.nextBalance = nextBalance;
+  }
+
+  private interval(sd: SchedDomain, cpuBusy: boolean): number {
+    const k = this.k;
+    return k.hooks.get("fair.get_sd_balance_interval")({
+      sd,
+      cpuBusy,
+      era: k.era,
+      hz: this.hz,
+      maxInterval: this.maxInterval,
+    });
+  }
+
+  // ------------------------------------------------------------------ load_balance
+
+  /** One load_balance pass of `sd` for this rq; carries out its moves and stopper kick. */
+  loadBalance(rq: Rq, sd: SchedDomain, idle: CpuIdleType): LoadBalanceResult {
+    const k = this.k;
+    const env = createLbEnv({
+      era: k.era,
+      features: k.features,
+      tunables: k.tunables,
+      sd,
+      dstCpu: rq.cpu,
+      idle,
+      now: k.now,
+      rq: (c) => k.lbRq(c),
+      sdLlcSize: k.domains.sdLlcSize[rq.cpu],
+      activeCpus: sd.span.filter((c) => k.rqs[c].online),
+      hooks: k.hooks,
+      preemptible: false,
+    });
+    const res = loadBalance(env);
+    const stats = balanceStats(k.counters, `${sd.level}.${idle}`);
+    stats.passes++;
+    if (res.decision.balanced) stats.balanced++;
+    else if (res.outcome.kind === "failed" || res.outcome.kind === "one_pinned") stats.failed++;
+    const reason: MigrationReason =
+      idle === "CPU_NEWLY_IDLE"
+        ? "newidle_balance"
+        : idle === "CPU_IDLE"
+          ? "idle_balance"
+          : "load_balance";
+    if (res.migrations.length > 0) {
+      // double_rq_lock / the busiest rq's lock taken from this CPU
+      this.lockRemote(rq.cpu, res.migrations[0].srcCpu, "load_balance");
+      for (const m of res.migrations) {
+        const p = k.taskByPid(m.task.pid)!;
+        k.moveQueuedTask(p, m.dstCpu, reason);
+        stats.tasksMoved++;
+      }
+    }
+    if (res.activeBalance) {
+      stats.activeBalances++;
+      this.kickActiveBalance(res.activeBalance.busiestCpu, res.activeBalance.pushCpu);
+    }
+    return res;
+  }
+
+  private lockRemote(fromCpu: number, cpu: number, path: string): void {
+    const k = this.k;
+    const s = rqLockStat(k.counters, path);
+    s.acquisitions++;
+    let cost = k.machine.costs.rqLockLocalNs;
+    if (fromCpu !== cpu) cost += k.machine.costs.rqLockRemoteNs[k.cache.level(fromCpu, cpu)];
+    k.chargeNs += cost;
+  }
+
+  // ------------------------------------------------------------------ active balance
+
+  /** stop_one_cpu_nowait(busiest, active_load_balance_cpu_stop): wake busiest's stopper. */
+  private kickActiveBalance(busiestCpu: number, pushCpu: number): void {
+    const k = this.k;
+    const busiest = k.rqs[busiestCpu];
+    if (busiest.activeBalance) return;
+    busiest.activeBalance = true;
+    busiest.pushCpu = pushCpu;
+    const stopper = this.stopper(busiest);
+    if (stopper.waiting && stopper.state === TASK_INTERRUPTIBLE) {
+      stopper.waiting = false;
+      tryToWakeUp(k, stopper, 0, k.thisCpu, null);
+    } else {
+      stopper.wakePending = true;
+    }
+  }
+
+  /** The per-CPU stopper thread (migration/N): highest class, pinned, runs queued work. */
+  private stopper(rq: Rq) {
+    const k = this.k;
+    if (rq.stop) return rq.stop;
+    const self = this;
+    const p = k.spawnKernelThread(`migration/${rq.cpu}`, rq.cpu, function* () {
+      for (;;) {
+        yield wait();
+        yield call(() => self.activeLoadBalanceCpuStop(rq));
+      }
+    });
+    rq.stop = p;
+    return p;
+  }
+
+  /** active_load_balance_cpu_stop, on the busiest CPU with its running task preempted. */
+  private activeLoadBalanceCpuStop(busiest: Rq): void {
+    const k = this.k;
+    const pushCpu = busiest.pushCpu;
+    busiest.activeBalance = false;
+    if (pushCpu < 0 || !k.rqs[pushCpu].online) return;
+    const sd = domainSpanning(k.domains.domains[pushCpu], busiest.cpu);
+    if (!sd) return;
+    const env = createLbEnv({
+      era: k.era,
+      features: k.features,
+      tunables: k.tunables,
+      sd,
+      dstCpu: pushCpu,
+      idle: "CPU_IDLE",
+      now: k.now,
+      rq: (c) => k.lbRq(c),
+      sdLlcSize: k.domains.sdLlcSize[pushCpu],
+      hooks: k.hooks,
+    });
+    const m = activeLoadBalanceCpuStop(env, k.lbRq(busiest.cpu));
+    bump(k.counters.other, m ? "active_balance_moved" : "active_balance_nothing");
+    if (!m) return;
+    this.lockRemote(busiest.cpu, pushCpu, "active_balance");
+    k.moveQueuedTask(k.taskByPid(m.task.pid)!, pushCpu, "active_balance");
+  }
+
+  // ------------------------------------------------------------------ newly idle
+
+  /** idle_balance / newidle_balance: try to pull before going idle. */
+  private idleBalance(rq: Rq): void {
+    const k = this.k;
+    if (!k.features.NEWIDLE) return;
+    const jiffy = jiffyNs(k);
+    const modern = ERA_TRAITS[k.era].family !== "2.6";
+    if (modern) {
+      // Skip when the CPU tends to idle only briefly, or nothing anywhere is overloaded.
+      if (rq.avgIdle < k.tunables.sched_migration_cost_ns || k.nrOverloaded === 0) return;
+    }
+    let nextBalance = k.now + this.hz * jiffy;
+    for (const sd of k.domains.domains[rq.cpu]) {
+      if (!(sd.flags & SD_LOAD_BALANCE) || !(sd.flags & SD_BALANCE_NEWIDLE)) continue;
+      const res = this.loadBalance(rq, sd, "CPU_NEWLY_IDLE");
+      const due = sd.lastBalance + msecsToJiffies(sd.balanceInterval, this.hz) * jiffy;
+      if (due < nextBalance) nextBalance = due;
+      if (res.ldMoved > 0 || rq.nrRunning > 0) break;
+    }
+    if (rq.nrRunning === 0 && nextBalance > rq.nextBalance) return;
+    rq.nextBalance = Math.min(rq.nextBalance, nextBalance);
+  }
+
+  // ------------------------------------------------------------------ NOHZ idle balancing
+
+  /**
+   * nohz_kick_needed / nohz_balancer_kick: a busy CPU's tick asks an idle CPU to balance on
+   * behalf of all tickless idle CPUs when one is due and this CPU has work to give (2+ tasks,
+   * or 4.x+: more than one busy CPU in its LLC). 2.6.29's owner-of-ILB tick is modelled the
+   * same way: it balances idle CPUs whenever one is due.
+   */
+  private nohzBalancerKick(rq: Rq): void {
+    const k = this.k;
+    if (this.ilbPending || k.now < this.nohzNextBalance) return;
+    const ilb = k.rqs.find((r) => r.online && r.isIdle());
+    if (!ilb) return;
+    if (ERA_TRAITS[k.era].family !== "2.6" && rq.nrRunning < 2) {
+      const llc = k.domains.sdLlc[rq.cpu];
+      const busy =
+        llc && llc.flags & SD_SHARE_PKG_RESOURCES
+          ? llc.span.filter((c) => !k.rqs[c].isIdle()).length
+          : 1;
+      if (busy <= 1) return;
+    }
+    this.ilbPending = true;
+    bump(k.counters.other, "nohz_kick");
+    k.sendIpi(ilb, () => this.nohzIdleBalance(ilb));
+  }
+
+  /** nohz_idle_balance: run rebalance_domains(CPU_IDLE) for every idle CPU that is due. */
+  private nohzIdleBalance(ilb: Rq): void {
+    const k = this.k;
+    this.ilbPending = false;
+    let next = Infinity;
+    for (const rq of k.rqs) {
+      if (!rq.online || !rq.isIdle()) continue;
+      if (ERA_TRAITS[k.era].family === "4.x")
+        cpuLoadUpdateIdle(rq, rq.cfs.loadWeight, jiffiesAt(k.now, this.hz));
+      if (k.now >= rq.nextBalance) {
+        const prev = k.thisCpu;
+        k.thisCpu = ilb.cpu;
+        this.rebalanceDomains(rq, "CPU_IDLE");
+        k.thisCpu = prev;
+      }
+      next = Math.min(next, rq.nextBalance);
+    }
+    this.nohzNextBalance = next === Infinity ? k.now + jiffyNs(k) : next;
+  }
+}

@@ -1,0 +1,314 @@
+// The fair class (kernel/sched/fair.c): CFS runqueue maintenance, vruntime accounting,
+// slices and preemption. The pick policy is pluggable (CFS now; EEVDF later) through FairPolicy.
+import { ENQUEUE_INITIAL, ENQUEUE_WAKEUP } from "../sched";
+import type { SchedCore } from "../core/api";
+import type { CfsRq, Rq, SchedClass, Task } from "../sched";
+import "./wake/select";
+import { NICE_0_LOAD } from "../sched";
+import { ERA_TRAITS, tunableScale } from "../features";
+import {
+  DO_ATTACH,
+  initEntityRunnableAverage,
+  migrateTaskRqFairPelt,
+  updateCfsRqLoadAvg,
+  updateLoadAvg,
+} from "./pelt";
+
+/** calc_delta_fair: delta scaled by NICE_0_LOAD / weight (integer, as __calc_delta truncates). */
+export function calcDeltaFair(delta: number, weight: number): number {
+  return weight === NICE_0_LOAD ? delta : Math.floor((delta * NICE_0_LOAD) / weight);
+}
+
+/** The decisions that differ between CFS and EEVDF. */
+export interface FairPolicy {
+  readonly name: string;
+  /** place_entity: vruntime of an entity joining the queue. */
+  placeEntity(k: SchedCore, cfs: CfsRq, p: Task, initial: boolean): void;
+  /** The entity to run next among curr (if still queued) and the tree. */
+  pickNext(k: SchedCore, cfs: CfsRq): Task | null;
+  /** check_preempt_tick: should curr give up the CPU at this tick? */
+  checkPreemptTick(k: SchedCore, cfs: CfsRq, curr: Task): boolean;
+  /** check_preempt_wakeup: should the woken p preempt curr? */
+  wakeupPreempt(k: SchedCore, curr: Task, p: Task): boolean;
+}
+
+/** Scaled CFS timing (sysctl values times 1 + ilog2(ncpus), per era). */
+export interface CfsTiming {
+  latency: number;
+  minGranularity: number;
+  wakeupGranularity: number;
+  nrLatency: number;
+}
+
+export function cfsTiming(k: SchedCore): CfsTiming {
+  const t = k.tunables;
+  const factor = tunableScale(k.onlineCount(), t.tunable_scaling_cpu_cap);
+  // 2.6.29 capped the scaled latency and min_granularity at 200 ms.
+  const cap = ERA_TRAITS[k.era].latencyCapNs;
+  return {
+    latency: Math.min(t.sched_latency_ns * factor, cap),
+    minGranularity: Math.min(t.sched_min_granularity_ns * factor, cap),
+    wakeupGranularity: t.sched_wakeup_granularity_ns * factor,
+    nrLatency: t.sched_nr_latency,
+  };
+}
+
+/** __sched_period */
+export function schedPeriod(timing: CfsTiming, nrRunning: number): number {
+  return nrRunning > timing.nrLatency ? nrRunning * timing.minGranularity : timing.latency;
+}
+
+/** sched_slice: the entity's share of the period by weight (counting it if not yet queued). */
+export function schedSlice(k: SchedCore, cfs: CfsRq, p: Task): number {
+  const onRq = p.se.onRq;
+  const nr = cfs.nrRunning + (onRq ? 0 : 1);
+  const load = cfs.loadWeight + (onRq ? 0 : p.se.weight);
+  const slice = schedPeriod(k.cfsTiming, nr);
+  return load > 0 ? Math.floor((slice * p.se.weight) / load) : slice;
+}
+
+export const CFS_POLICY: FairPolicy = {
+  name: "cfs",
+  placeEntity(k, cfs, p, initial) {
+    const se = p.se;
+    let vruntime = cfs.minVruntime;
+    if (initial && k.features.START_DEBIT) {
+      // sched_vslice: new tasks start a slice behind so forking cannot starve others.
+      vruntime += calcDeltaFair(schedSlice(k, cfs, p), se.weight);
+    }
+    if (!initial) {
+      // Sleepers get credit for at most half a latency period (GENTLE_FAIR_SLEEPERS).
+      let thresh = k.cfsTiming.latency;
+      if (k.features.GENTLE_FAIR_SLEEPERS) thresh = Math.floor(thresh / 2);
+      vruntime -= thresh;
+      se.vruntime = Math.max(se.vruntime, vruntime);
+    } else {
+      se.vruntime = vruntime;
+    }
+  },
+  pickNext(_k, cfs) {
+    const left = cfs.queue.length > 0 ? cfs.queue[0] : null;
+    const curr = cfs.curr?.se.onRq ? cfs.curr : null;
+    if (!left) return curr;
+    if (!curr) return left;
+    return curr.se.vruntime <= left.se.vruntime ? curr : left;
+  },
+  checkPreemptTick(k, cfs, curr) {
+    const ideal = schedSlice(k, cfs, curr);
+    const deltaExec = curr.se.sumExecRuntime - curr.se.prevSumExecRuntime;
+    if (deltaExec > ideal) return true;
+    if (!ERA_TRAITS[k.era].tickPreemptsVsLeftmost) return false;
+    // 3.x+: do not preempt before min_granularity; then if curr is ahead of the leftmost by
+    // more than a slice.
+    if (deltaExec < k.cfsTiming.minGranularity) return false;
+    if (cfs.queue.length === 0) return false;
+    const delta = curr.se.vruntime - cfs.queue[0].se.vruntime;
+    return delta > ideal;
+  },
+  wakeupPreempt(k, curr, p) {
+    // wakeup_preempt_entity(curr, p) == 1
+    const vdiff = curr.se.vruntime - p.se.vruntime;
+    if (vdiff <= 0) return false;
+    const gran = calcDeltaFair(k.cfsTiming.wakeupGranularity, p.se.weight);
+    return vdiff > gran;
+  },
+};
+
+function insertByVruntime(queue: Task[], p: Task): void {
+  const v = p.se.vruntime;
+  let lo = 0;
+  let hi = queue.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (queue[mid].se.vruntime <= v) lo = mid + 1;
+    else hi = mid;
+  }
+  queue.splice(lo, 0, p);
+}
+
+function removeFromQueue(queue: Task[], p: Task): void {
+  const i = queue.indexOf(p);
+  if (i >= 0) queue.splice(i, 1);
+}
+
+/** update_min_vruntime: monotonic, follows min(curr, leftmost). */
+export function updateMinVruntime(cfs: CfsRq): void {
+  let v = cfs.minVruntime;
+  const curr = cfs.curr?.se.onRq ? cfs.curr : null;
+  const left = cfs.queue.length > 0 ? cfs.queue[0] : null;
+  if (curr) v = curr.se.vruntime;
+  if (left) v = curr ? Math.min(v, left.se.vruntime) : left.se.vruntime;
+  if (curr || left) cfs.minVruntime = Math.max(cfs.minVruntime, v);
+}
+
+export class FairClass implements SchedClass {
+  readonly name = "fair";
+  policy: FairPolicy = CFS_POLICY;
+  /** PELT is tracked from 3.8 on; the 2.6.29 balancer reads cpu_load[] only. */
+  readonly pelt: boolean;
+  /** 4.16+ moves a picked task to the head of cfs_tasks (detach_tasks then takes it last). */
+  private readonly pickMovesToFront: boolean;
+
+  constructor(private readonly k: SchedCore) {
+    this.pelt = ERA_TRAITS[k.era].pelt;
+    this.pickMovesToFront = ERA_TRAITS[k.era].pickMovesToFront;
+  }
+
+  /** update_load_avg for an entity of this rq (no-op without PELT). */
+  private updateLoad(rq: Rq, p: Task, flags = 0): void {
+    if (this.pelt) updateLoadAvg(this.k.now, rq.cfs, p.se, rq.cfs.curr === p, flags);
+  }
+
+  /**
+   * post_init_entity_util_avg (4.6+), in wake_up_new_task once the CPU is chosen: a new task
+   * starts with half the CPU's spare capacity as util (scaled by its weight share when the
+   * cfs_rq is busy), so fork placement sees it; 5.7+ starts runnable_avg there too.
+   */
+  postInitEntity(rq: Rq, p: Task): void {
+    if (!this.pelt) return;
+    const cfs = rq.cfs;
+    updateCfsRqLoadAvg(this.k.now, cfs);
+    const sa = p.se.avg;
+    const cap = Math.floor((rq.cpuCapacityOrig - cfs.avg.utilAvg) / 2);
+    if (cap > 0) {
+      if (cfs.avg.utilAvg !== 0) {
+        sa.utilAvg = Math.min(
+          Math.floor((cfs.avg.utilAvg * p.se.weight) / (cfs.avg.loadAvg + 1)),
+          cap,
+        );
+      } else {
+        sa.utilAvg = cap;
+      }
+    }
+    if (ERA_TRAITS[this.k.era].runnableAvgAtFork) sa.runnableAvg = sa.utilAvg;
+  }
+
+  /** sched_fork's init_entity_runnable_average: a new task's PELT starting point. */
+  taskFork(p: Task): void {
+    if (this.pelt) initEntityRunnableAverage(p.se);
+  }
+
+  /** update_curr: charge the running entity for the time since exec_start. */
+  updateCurr(rq: Rq): void {
+    const curr = rq.cfs.curr;
+    if (!curr) return;
+    const now = this.k.now;
+    const delta = now - curr.se.execStart;
+    if (delta <= 0) return;
+    curr.se.execStart = now;
+    curr.se.sumExecRuntime += delta;
+    curr.se.vruntime += calcDeltaFair(delta, curr.se.weight);
+    updateMinVruntime(rq.cfs);
+  }
+
+  enqueueTask(rq: Rq, p: Task, flags: number): void {
+    const cfs = rq.cfs;
+    if (cfs.curr === p) this.updateCurr(rq);
+    this.updateLoad(rq, p, DO_ATTACH);
+    cfs.tasks.unshift(p);
+    if (flags & ENQUEUE_INITIAL) this.policy.placeEntity(this.k, cfs, p, true);
+    else if (flags & ENQUEUE_WAKEUP) this.policy.placeEntity(this.k, cfs, p, false);
+    p.se.onRq = true;
+    cfs.nrRunning++;
+    cfs.hNrRunning++;
+    cfs.loadWeight += p.se.weight;
+    if (cfs.curr !== p) insertByVruntime(cfs.queue, p);
+    updateMinVruntime(cfs);
+  }
+
+  dequeueTask(rq: Rq, p: Task, _flags: number): void {
+    const cfs = rq.cfs;
+    if (cfs.curr === p) this.updateCurr(rq);
+    else removeFromQueue(cfs.queue, p);
+    this.updateLoad(rq, p);
+    removeFromQueue(cfs.tasks, p);
+    if (cfs.last === p) cfs.last = null;
+    if (cfs.next === p) cfs.next = null;
+    p.se.onRq = false;
+    cfs.nrRunning--;
+    cfs.hNrRunning--;
+    cfs.loadWeight -= p.se.weight;
+    updateMinVruntime(cfs);
+  }
+
+  /** put_prev_task_fair: the running entity goes back into the tree if still queued. */
+  putPrevTask(rq: Rq, p: Task): void {
+    const cfs = rq.cfs;
+    if (cfs.curr !== p) return;
+    this.updateCurr(rq);
+    if (p.se.onRq) {
+      this.updateLoad(rq, p);
+      insertByVruntime(cfs.queue, p);
+    }
+    cfs.curr = null;
+  }
+
+  /** pick_next_task_fair + set_next_entity. */
+  pickNextTask(rq: Rq): Task | null {
+    const cfs = rq.cfs;
+    if (cfs.nrRunning === 0) return null;
+    const p = this.policy.pickNext(this.k, cfs);
+    if (!p) return null;
+    if (cfs.curr !== p) {
+      removeFromQueue(cfs.queue, p);
+      this.updateLoad(rq, p);
+      cfs.curr = p;
+      if (this.pickMovesToFront && cfs.tasks[0] !== p) {
+        removeFromQueue(cfs.tasks, p);
+        cfs.tasks.unshift(p);
+      }
+    }
+    p.se.execStart = this.k.now;
+    p.se.prevSumExecRuntime = p.se.sumExecRuntime;
+    return p;
+  }
+
+  taskTick(rq: Rq, curr: Task): void {
+    this.updateCurr(rq);
+    this.updateLoad(rq, curr);
+    if (rq.cfs.nrRunning > 1 && this.policy.checkPreemptTick(this.k, rq.cfs, curr)) {
+      this.k.reschedCurr(rq);
+    }
+  }
+
+  /** check_preempt_wakeup */
+  checkPreemptCurr(rq: Rq, p: Task): void {
+    const curr = rq.curr;
+    if (!curr) {
+      this.k.reschedCurr(rq);
+      return;
+    }
+    if (curr.schedClass !== "fair") return; // a higher class runs
+    if (!this.k.features.WAKEUP_PREEMPTION) return;
+    // SCHED_IDLE curr is always preempted by a normal task; batch/idle wakees never preempt.
+    if (curr.policy === "idle" && p.policy !== "idle") {
+      this.k.reschedCurr(rq);
+      return;
+    }
+    if (p.policy !== "normal") return;
+    this.updateCurr(rq);
+    if (this.policy.wakeupPreempt(this.k, curr, p)) this.k.reschedCurr(rq);
+  }
+
+  /** yield_task_fair: skip this entity once (as the kernel's skip buddy does). */
+  yieldTask(rq: Rq, p: Task): void {
+    const cfs = rq.cfs;
+    if (cfs.nrRunning <= 1) return;
+    this.updateCurr(rq);
+    // Move it behind the rightmost so the next pick prefers others.
+    const right = cfs.queue.length > 0 ? cfs.queue[cfs.queue.length - 1] : null;
+    if (right && p.se.vruntime <= right.se.vruntime) p.se.vruntime = right.se.vruntime + 1;
+  }
+
+  /** select_task_rq_fair, through the fair.select_task_rq hook (wake/select.ts, per era). */
+  selectTaskRq(p: Task, prevCpu: number, wakeFlags: number, wakerCpu: number): number {
+    const k = this.k;
+    return k.hooks.get("fair.select_task_rq")({ k, p, prevCpu, wakerCpu, wakeFlags });
+  }
+
+  /** migrate_task_rq_fair + the vruntime renormalisation around a CPU change. */
+  migrateTaskRq(p: Task, from: Rq, to: Rq, queued: boolean): void {
+    p.se.vruntime = p.se.vruntime - from.cfs.minVruntime + to.cfs.minVruntime;
+    if (this.pelt) migrateTaskRqFairPelt(this.k.now, from.cfs, p.se, queued);
+  }
+}

@@ -1,0 +1,437 @@
+// The 5.6 balancer decisions (Vincent Guittot's 5.5 rework plus Mel Gorman's 5.6 NUMA rule,
+// which is the "fair.numa_imbalance" hook here): group_type / migration_type, PELT load
+// (cpu_load = cfs_rq->avg.load_avg), util and task counts. Later eras reuse it with switches:
+// 5.7 runnable_avg in the classification, 5.18 adjust_numa_imbalance before the >> 1.
+// Not modelled: misfit (no SD_ASYM_CPUCAPACITY flag in the model), EAS, NUMA balancing's
+// fbq_type, 6.x's sibling_imbalance / group_smt_balance.
+import type { SchedGroup } from "../../topology/sched_domain";
+import { SD_ASYM_PACKING, SD_NUMA, SD_PREFER_SIBLING } from "../../topology/sched_domain";
+import {
+  type CalculateImbalanceCtx,
+  type FbgResult,
+  type FindBusiestGroupCtx,
+  type FindBusiestQueueCtx,
+  GROUP_TYPES_56,
+  type GroupClassifyCtx,
+  type GroupType56,
+  type ImbalanceResult,
+  type LbEnv,
+  type LbRq,
+  type NeedActiveBalanceCtx,
+  type NumaImbalanceCtx,
+  SCHED_LOAD_SCALE,
+  type SdLbStats56,
+  type SgLbStats56,
+} from "./types";
+import { checkCpuCapacity, cpuUtil, lbHook, schedAsymPrefer } from "./common";
+import { eraAtLeast } from "../../features";
+import { idleImbalanceSlack } from "./v48";
+
+const UINT_MAX = 4294967295;
+const ULONG_MAX = 2 ** 64 - 1;
+export const groupTypeRank = (t: GroupType56): number => GROUP_TYPES_56.indexOf(t);
+/** unsigned long subtraction: wraps instead of going negative (as the kernel's does). */
+const usub = (a: number, b: number): number => (a >= b ? a - b : ULONG_MAX - (b - a) + 1);
+
+function emptySgs(): SgLbStats56 {
+  return {
+    avgLoad: 0,
+    groupLoad: 0,
+    groupCapacity: 0,
+    groupUtil: 0,
+    groupRunnable: 0,
+    sumNrRunning: 0,
+    sumHNrRunning: 0,
+    idleCpus: 0,
+    groupWeight: 0,
+    groupType: "group_has_spare",
+    groupAsymPacking: false,
+    groupMisfitTaskLoad: 0,
+  };
+}
+
+/** cpu_load(rq): the cfs_rq's PELT load_avg. */
+export function cpuLoad56(rq: LbRq): number {
+  return rq.cfsLoadAvg;
+}
+
+/** group_has_capacity (5.6; 5.7+ also refuses when runnable exceeds capacity). */
+export function groupHasCapacity56(env: LbEnv, sgs: SgLbStats56): boolean {
+  const pct = env.sd.imbalancePct;
+  if (sgs.sumNrRunning < sgs.groupWeight) return true;
+  if (eraAtLeast(env.era, "5.7") && sgs.groupCapacity * pct < sgs.groupRunnable * 100) return false;
+  return sgs.groupCapacity * 100 > sgs.groupUtil * pct;
+}
+
+/** group_is_overloaded (5.6; 5.7+ also when runnable exceeds capacity). */
+export function groupIsOverloaded56(env: LbEnv, sgs: SgLbStats56): boolean {
+  const pct = env.sd.imbalancePct;
+  if (sgs.sumNrRunning <= sgs.groupWeight) return false;
+  if (sgs.groupCapacity * 100 < sgs.groupUtil * pct) return true;
+  return eraAtLeast(env.era, "5.7") && sgs.groupCapacity * pct < sgs.groupRunnable * 100;
+}
+
+/** group_classify (5.5+): overloaded > imbalanced > asym_packing > misfit > fully_busy > has_spare. */
+export function groupClassify56(ctx: GroupClassifyCtx): GroupType56 {
+  const { env, group, sgs } = ctx;
+  if (groupIsOverloaded56(env, sgs)) return "group_overloaded";
+  if (group.imbalance) return "group_imbalanced";
+  if (sgs.groupAsymPacking) return "group_asym_packing";
+  if (sgs.groupMisfitTaskLoad) return "group_misfit_task";
+  if (!groupHasCapacity56(env, sgs)) return "group_fully_busy";
+  return "group_has_spare";
+}
+
+/** update_sg_lb_stats (5.6): avg_load is only computed for overloaded groups. */
+export function updateSgLbStats56(env: LbEnv, group: SchedGroup): SgLbStats56 {
+  const sgs = emptySgs();
+  for (const i of group.cpus) {
+    if (!env.cpus.has(i)) continue;
+    const rq = env.rq(i);
+    sgs.groupLoad += cpuLoad56(rq);
+    sgs.groupUtil += cpuUtil(rq, env.era);
+    sgs.groupRunnable += rq.cfsRunnableAvg;
+    sgs.sumHNrRunning += rq.cfsHNrRunning;
+    sgs.sumNrRunning += rq.nrRunning;
+    if (!rq.nrRunning && rq.idle) sgs.idleCpus++;
+  }
+  if (
+    env.sd.flags & SD_ASYM_PACKING &&
+    env.idle !== "CPU_NOT_IDLE" &&
+    sgs.sumHNrRunning &&
+    schedAsymPrefer(env.dstCpu, group.cpus[0])
+  ) {
+    sgs.groupAsymPacking = true;
+  }
+  sgs.groupCapacity = group.capacity;
+  sgs.groupWeight = group.weight;
+  sgs.groupType = lbHook(env.hooks, "fair.group_classify", groupClassify56)({ env, group, sgs });
+  if (sgs.groupType === "group_overloaded")
+    sgs.avgLoad = Math.floor((sgs.groupLoad * SCHED_LOAD_SCALE) / sgs.groupCapacity);
+  return sgs;
+}
+
+/**
+ * update_sd_pick_busiest (5.6): a group with CFS tasks; higher group_type wins; within a type:
+ * overloaded/fully_busy by avg_load, the first imbalanced, asym by preference, has_spare by
+ * fewer idle CPUs then more running tasks.
+ */
+export function updateSdPickBusiest56(
+  env: LbEnv,
+  sds: SdLbStats56,
+  sg: SchedGroup,
+  sgs: SgLbStats56,
+): boolean {
+  void env;
+  const busiest = sds.busiestStat;
+  if (!sgs.sumHNrRunning) return false;
+  if (sgs.groupType === "group_misfit_task" && sds.localStat.groupType !== "group_has_spare")
+    return false;
+  const r = groupTypeRank(sgs.groupType);
+  const rb = groupTypeRank(busiest.groupType);
+  if (r > rb) return true;
+  if (r < rb) return false;
+  switch (sgs.groupType) {
+    case "group_overloaded":
+    case "group_fully_busy":
+      return sgs.avgLoad > busiest.avgLoad;
+    case "group_imbalanced":
+      return false;
+    case "group_asym_packing":
+      return !schedAsymPrefer(sg.cpus[0], sds.busiest!.cpus[0]);
+    case "group_misfit_task":
+      return sgs.groupMisfitTaskLoad >= busiest.groupMisfitTaskLoad;
+    case "group_has_spare":
+      if (sgs.idleCpus > busiest.idleCpus) return false;
+      if (sgs.idleCpus === busiest.idleCpus && sgs.sumNrRunning <= busiest.sumNrRunning)
+        return false;
+      return true;
+  }
+}
+
+/** update_sd_lb_stats (5.6). prefer_sibling: the child domain has SD_PREFER_SIBLING. */
+export function updateSdLbStats56(env: LbEnv): SdLbStats56 {
+  const sd = env.sd;
+  const sds: SdLbStats56 = {
+    busiest: null,
+    local: null,
+    totalLoad: 0,
+    totalCapacity: 0,
+    avgLoad: 0,
+    preferSibling: false,
+    busiestStat: { ...emptySgs(), idleCpus: UINT_MAX },
+    localStat: emptySgs(),
+  };
+  for (const sg of sd.groups) {
+    const sgs = updateSgLbStats56(env, sg);
+    if (sg.cpus.includes(env.dstCpu)) {
+      sds.local = sg;
+      sds.localStat = sgs;
+    } else if (updateSdPickBusiest56(env, sds, sg, sgs)) {
+      sds.busiest = sg;
+      sds.busiestStat = sgs;
+    }
+    sds.totalLoad += sgs.groupLoad;
+    sds.totalCapacity += sgs.groupCapacity;
+  }
+  sds.preferSibling = sd.child !== null && (sd.child.flags & SD_PREFER_SIBLING) !== 0;
+  return sds;
+}
+
+/**
+ * The NUMA allowance in the has_spare branch. Era defaults: 5.6 and older none (the seed 003
+ * patch is the 5.6 rule: 0 when busiest->sum_nr_running <= 2); 5.18+ adjust_numa_imbalance.
+ */
+export function numaImbalance(ctx: NumaImbalanceCtx): number {
+  if (!eraAtLeast(ctx.env.era, "5.18") || !(ctx.sd.flags & SD_NUMA)) return ctx.imbalance;
+  return adjustNumaImbalance(ctx.imbalance, ctx.dstRunning, ctx.imbNumaNr);
+}
+
+/** NUMA_IMBALANCE_MIN (5.18+). */
+export const NUMA_IMBALANCE_MIN = 2;
+
+/** adjust_numa_imbalance (5.18+): ignore a small imbalance while the destination is lightly used. */
+export function adjustNumaImbalance(
+  imbalance: number,
+  dstRunning: number,
+  imbNumaNr: number,
+): number {
+  if (dstRunning > imbNumaNr) return imbalance;
+  if (imbalance <= NUMA_IMBALANCE_MIN) return 0;
+  return imbalance;
+}
+
+/** Seed 003's rule as merged in 5.6 ("Allow a small load imbalance between low utilisation SD_NUMA domains"). */
+export function numaImbalanceSmallPair56(ctx: NumaImbalanceCtx): number {
+  const imbalanceMin = 2;
+  if (ctx.sd.flags & SD_NUMA && ctx.busiestSumNrRunning <= imbalanceMin) return 0;
+  return ctx.imbalance;
+}
+
+/** calculate_imbalance (5.6): choose what to migrate (load, util, tasks, misfit) and how much. */
+export function calculateImbalance56(env: LbEnv, sds: SdLbStats56): ImbalanceResult {
+  const local = sds.localStat;
+  const busiest = sds.busiestStat;
+  if (busiest.groupType === "group_misfit_task")
+    return { migrationType: "migrate_misfit", imbalance: 1 };
+  if (busiest.groupType === "group_asym_packing")
+    return { migrationType: "migrate_task", imbalance: busiest.sumHNrRunning };
+  // group_imb: move any task; the next pass balances back
+  if (busiest.groupType === "group_imbalanced")
+    return { migrationType: "migrate_task", imbalance: 1 };
+
+  if (local.groupType === "group_has_spare") {
+    if (groupTypeRank(busiest.groupType) > groupTypeRank("group_fully_busy")) {
+      // busiest overloaded: fill local's spare capacity
+      const imbalance = Math.max(local.groupCapacity, local.groupUtil) - local.groupUtil;
+      if (env.idle !== "CPU_NOT_IDLE" && imbalance === 0)
+        return { migrationType: "migrate_task", imbalance: 1 };
+      return { migrationType: "migrate_util", imbalance };
+    }
+    const late = eraAtLeast(env.era, "5.18"); // the >> 1 moved after the NUMA adjustment
+    let imbalance: number;
+    if (busiest.groupWeight === 1 || sds.preferSibling) {
+      // spread running tasks evenly over the groups
+      imbalance = Math.max(0, busiest.sumNrRunning - local.sumNrRunning);
+    } else {
+      // no overload: even out the number of idle CPUs
+      imbalance = Math.max(0, local.idleCpus - busiest.idleCpus);
+    }
+    if (!late) imbalance >>= 1;
+    imbalance = lbHook(
+      env.hooks,
+      "fair.numa_imbalance",
+      numaImbalance,
+    )({
+      env,
+      sd: env.sd,
+      imbalance,
+      halved: !late,
+      busiestSumNrRunning: busiest.sumNrRunning,
+      localSumNrRunning: local.sumNrRunning,
+      dstRunning: local.sumNrRunning + 1,
+      imbNumaNr: env.sd.imbNumaNr,
+    });
+    if (late) imbalance >>= 1;
+    return { migrationType: "migrate_task", imbalance };
+  }
+
+  // local is fully busy (or worse) but has to take load: avg_load is needed now
+  if (groupTypeRank(local.groupType) < groupTypeRank("group_overloaded")) {
+    local.avgLoad = Math.floor((local.groupLoad * SCHED_LOAD_SCALE) / local.groupCapacity);
+    sds.avgLoad = Math.floor((sds.totalLoad * SCHED_LOAD_SCALE) / sds.totalCapacity);
+  }
+  const imbalance = Math.floor(
+    Math.min(
+      usub(busiest.avgLoad, sds.avgLoad) * busiest.groupCapacity,
+      usub(sds.avgLoad, local.avgLoad) * local.groupCapacity,
+    ) / SCHED_LOAD_SCALE,
+  );
+  return { migrationType: "migrate_load", imbalance };
+}
+
+/** The 5.x calculate_imbalance hook body. */
+export function calculateImbalance56Hook(ctx: CalculateImbalanceCtx): ImbalanceResult {
+  if (ctx.family !== "5.x") throw new Error("calculateImbalance56Hook: 5.x statistics expected");
+  return calculateImbalance56(ctx.env, ctx.sds);
+}
+
+/**
+ * find_busiest_group (5.6) with the decision matrix of the rework: misfit/asym/imbalanced
+ * force; local busier type => balanced; overloaded local compares avg_load; prefer-sibling
+ * forces when busiest runs 2+ more tasks; a non-overloaded busiest is balanced if this CPU is
+ * busy, if the idle CPU counts differ by at most the slack, or if it has a single task.
+ * Returns busiest only when the computed imbalance is non-zero.
+ */
+export function findBusiestGroup56(ctx: FindBusiestGroupCtx): FbgResult {
+  const { env } = ctx;
+  const sds = updateSdLbStats56(env);
+  const local = sds.localStat;
+  const busiest = sds.busiestStat;
+  const stats = sds;
+  const balanced = (reason: Extract<FbgResult, { balanced: true }>["reason"]): FbgResult => {
+    env.imbalance = 0;
+    return { balanced: true, reason, stats };
+  };
+  if (!sds.busiest) return balanced("no_busiest");
+  const bt = busiest.groupType;
+  let forced =
+    bt === "group_misfit_task" || bt === "group_asym_packing" || bt === "group_imbalanced";
+  if (!forced) {
+    if (groupTypeRank(local.groupType) > groupTypeRank(bt)) return balanced("local_busier_type");
+    if (local.groupType === "group_overloaded") {
+      if (local.avgLoad >= busiest.avgLoad) return balanced("local_ge_busiest");
+      sds.avgLoad = Math.floor((sds.totalLoad * SCHED_LOAD_SCALE) / sds.totalCapacity);
+      if (local.avgLoad >= sds.avgLoad) return balanced("local_ge_domain_avg");
+      if (100 * busiest.avgLoad <= env.sd.imbalancePct * local.avgLoad)
+        return balanced("imbalance_pct");
+    }
+    // Try to move all excess tasks to the child's sibling domain.
+    if (
+      sds.preferSibling &&
+      local.groupType === "group_has_spare" &&
+      busiest.sumNrRunning > local.sumNrRunning + 1
+    ) {
+      forced = true;
+    } else if (bt !== "group_overloaded") {
+      if (env.idle === "CPU_NOT_IDLE") return balanced("busy_dst_not_overloaded");
+      const slack = lbHook(
+        env.hooks,
+        "fair.idle_imbalance_slack",
+        idleImbalanceSlack,
+      )({
+        env,
+        sdLlcSize: env.sdLlcSize,
+        localIdleCpus: local.idleCpus,
+        busiestIdleCpus: busiest.idleCpus,
+        busiestGroupWeight: busiest.groupWeight,
+      });
+      if (busiest.groupWeight > 1 && local.idleCpus <= busiest.idleCpus + slack)
+        return balanced("idle_cpus");
+      if (busiest.sumHNrRunning === 1) return balanced("busiest_single_task");
+    }
+  }
+  const res = lbHook(
+    env.hooks,
+    "fair.calculate_imbalance",
+    calculateImbalance56Hook,
+  )({ env, family: "5.x", sds });
+  env.imbalance = res.imbalance;
+  env.migrationType = res.migrationType;
+  if (!res.imbalance) return balanced("zero_imbalance");
+  return {
+    balanced: false,
+    busiestGroup: sds.busiest,
+    imbalance: res.imbalance,
+    migrationType: res.migrationType,
+    forced,
+    stats,
+  };
+}
+
+/** find_busiest_queue (5.6), per migration type: load/capacity, util, CFS task count, misfit. */
+export function findBusiestQueue56(ctx: FindBusiestQueueCtx): LbRq | null {
+  const { env, group } = ctx;
+  let busiest: LbRq | null = null;
+  let busiestUtil = 0,
+    busiestLoad = 0,
+    busiestCapacity = 1,
+    busiestNr = 0;
+  for (const i of group.cpus) {
+    if (!env.cpus.has(i)) continue;
+    const rq = env.rq(i);
+    const capacity = rq.cpuCapacity;
+    const nrRunning = rq.cfsHNrRunning;
+    switch (env.migrationType) {
+      case "migrate_load": {
+        const load = cpuLoad56(rq);
+        if (nrRunning === 1 && load > env.imbalance && !checkCpuCapacity(rq, env.sd)) break;
+        if (load * busiestCapacity > busiestLoad * capacity) {
+          busiestLoad = load;
+          busiestCapacity = capacity;
+          busiest = rq;
+        }
+        break;
+      }
+      case "migrate_util": {
+        const util = cpuUtil(rq, env.era);
+        if (busiestUtil < util) {
+          busiestUtil = util;
+          busiest = rq;
+        }
+        break;
+      }
+      case "migrate_task":
+        if (busiestNr < nrRunning) {
+          busiestNr = nrRunning;
+          busiest = rq;
+        }
+        break;
+      case "migrate_misfit": {
+        const misfit = rq.misfitTaskLoad ?? 0;
+        if (misfit > busiestLoad) {
+          busiestLoad = misfit;
+          busiest = rq;
+        }
+        break;
+      }
+    }
+  }
+  return busiest;
+}
+
+/**
+ * voluntary_active_balance (5.6): ASYM_PACKING with an idle dst; a single CFS task on a CPU
+ * whose capacity RT/IRQ reduced; a misfit task.
+ */
+export function voluntaryActiveBalance56(env: LbEnv): boolean {
+  const sd = env.sd;
+  if (
+    env.idle !== "CPU_NOT_IDLE" &&
+    sd.flags & SD_ASYM_PACKING &&
+    schedAsymPrefer(env.dstCpu, env.srcCpu)
+  )
+    return true;
+  const src = env.rq(env.srcCpu);
+  if (env.idle !== "CPU_NOT_IDLE" && src.cfsHNrRunning === 1) {
+    if (
+      checkCpuCapacity(src, sd) &&
+      src.cpuCapacity * sd.imbalancePct < env.rq(env.dstCpu).cpuCapacity * 100
+    )
+      return true;
+  }
+  return env.migrationType === "migrate_misfit";
+}
+
+/**
+ * need_active_balance: 5.6 = voluntary || nr_balance_failed > cache_nice_tries + 2;
+ * 5.10+ keeps the failure rule only for migrate_task (imbalanced_active_balance).
+ */
+export function needActiveBalance56(ctx: NeedActiveBalanceCtx): boolean {
+  const { env } = ctx;
+  const sd = env.sd;
+  if (voluntaryActiveBalance56(env)) return true;
+  const failedEnough = sd.nrBalanceFailed > sd.cacheNiceTries + 2;
+  if (eraAtLeast(env.era, "5.10")) return env.migrationType === "migrate_task" && failedEnough;
+  return failedEnough;
+}

@@ -1,0 +1,119 @@
+// The balancer's views (LbRq, LbTask) over the core's runqueues and tasks. They read live
+// state through getters, so one view object per rq/task serves every balance pass.
+import type { SchedCore } from "../../core/api";
+import type { Rq } from "../../sched";
+import type { Task } from "../../sched";
+import type { LbRq, LbTask } from "./types";
+import { updateCfsRqLoadAvg } from "../pelt";
+import { ERA_TRAITS } from "../../features";
+
+export class TaskView implements LbTask {
+  constructor(
+    readonly p: Task,
+    private readonly k: SchedCore,
+  ) {
+    this.pelt = ERA_TRAITS[k.era].pelt;
+  }
+  /** PELT is tracked (3.8+); before, the balancer reads the load weight. */
+  private readonly pelt: boolean;
+  get pid(): number {
+    return this.p.pid;
+  }
+  get weight(): number {
+    return this.p.se.weight;
+  }
+  get loadAvg(): number {
+    return this.pelt ? this.p.se.avg.loadAvg : this.p.se.weight;
+  }
+  get utilAvg(): number {
+    return this.p.se.avg.utilAvg;
+  }
+  get running(): boolean {
+    return this.p.onCpu;
+  }
+  get cpusAllowed(): ReadonlySet<number> | null {
+    const p = this.p;
+    if (p.nrCpusAllowed === p.cpusAllowed.length) return null;
+    const s = new Set<number>();
+    p.cpusAllowed.forEach((v, i) => {
+      if (v) s.add(i);
+    });
+    return s;
+  }
+  get execStart(): number {
+    return this.p.se.execStart;
+  }
+  get isBuddy(): boolean {
+    const cfs = this.k.rqs[this.p.cpu].cfs;
+    return cfs.next === this.p || cfs.last === this.p;
+  }
+  get idlePolicy(): boolean {
+    return this.p.policy === "idle";
+  }
+}
+
+export class RqView implements LbRq {
+  constructor(
+    readonly rq: Rq,
+    private readonly k: SchedCore,
+  ) {
+    this.pelt = ERA_TRAITS[k.era].pelt;
+  }
+  private readonly pelt: boolean;
+  get cpu(): number {
+    return this.rq.cpu;
+  }
+  get nrRunning(): number {
+    return this.rq.nrRunning;
+  }
+  get cfsHNrRunning(): number {
+    return this.rq.cfs.hNrRunning;
+  }
+  get loadWeight(): number {
+    return this.rq.cfs.loadWeight;
+  }
+  /** 4.x runnable_load_avg: the PELT load of the queued entities. */
+  get runnableLoadAvg(): number {
+    let s = 0;
+    for (const p of this.rq.cfs.tasks) s += p.se.avg.loadAvg;
+    return s;
+  }
+  get cpuLoad(): readonly number[] {
+    return this.rq.cpuLoad;
+  }
+  get cfsLoadAvg(): number {
+    return this.freshAvg().loadAvg;
+  }
+  get cfsUtilAvg(): number {
+    return this.freshAvg().utilAvg;
+  }
+  get cfsRunnableAvg(): number {
+    return this.freshAvg().runnableAvg;
+  }
+  get cpuCapacity(): number {
+    return this.rq.cpuCapacity;
+  }
+  get cpuCapacityOrig(): number {
+    return this.rq.cpuCapacityOrig;
+  }
+  get idle(): boolean {
+    return this.rq.isIdle();
+  }
+  get activeBalance(): boolean {
+    return this.rq.activeBalance;
+  }
+  get curr(): LbTask | null {
+    const c = this.rq.curr;
+    return c && c.schedClass !== "stop" ? this.k.lbTask(c) : null;
+  }
+  get cfsTasks(): readonly LbTask[] {
+    return this.rq.cfs.tasks.map((p) => this.k.lbTask(p));
+  }
+
+  /** The cfs_rq averages decayed to now (update_blocked_averages before balancing). */
+  private freshAvg() {
+    const cfs = this.rq.cfs;
+    if (this.pelt && cfs.avg.lastUpdateTime !== this.k.now) updateCfsRqLoadAvg(this.k.now, cfs);
+    return cfs.avg;
+  }
+}

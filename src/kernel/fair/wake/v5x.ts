@@ -1,0 +1,408 @@
+// select_task_rq_fair of 5.6, 5.19 and 6.19 (kernel/sched/fair.c).
+//
+// Wakeups (WF_TTWU): want_affine = !wake_wide(p) && this_cpu allowed; the first SD_WAKE_AFFINE
+// domain of this_cpu spanning prev_cpu runs wake_affine():
+//   wake_affine_idle: an idle waking CPU sharing the LLC with prev gives prev if idle, else
+//     this_cpu; a sync wakeup from a CPU running only the waker gives this_cpu; 5.11+ (Julia
+//     Lawall, "Check for idle core in wake_affine") then takes an idle prev;
+//   wake_affine_weight (WA_WEIGHT): cfs load_avg of this_cpu (minus the waker's if sync) plus p
+//     against prev's minus p, scaled by the other CPU's capacity, prev biased by
+//     (100 + (imbalance_pct - 100) / 2) under WA_BIAS; a sync tie goes to this_cpu.
+// Then select_idle_sibling(p, prev, target): target or prev if idle (or only running
+// SCHED_IDLE tasks), recent_used_cpu, and a scan of target's LLC: 5.6 select_idle_core (whole
+// idle SMT cores, while sd_llc_shared->has_idle_cores), select_idle_cpu (SIS_PROP depth from
+// avg_idle / avg_scan_cost), select_idle_smt; 5.19/6.19 select_idle_smt of prev when no idle
+// core is known, then one select_idle_cpu pass that looks for idle cores (has_idle_cores) or
+// idle CPUs (depth: SIS_PROP in 5.19, SIS_UTIL's nr_idle_scan in 6.19).
+// Forks/execs: find_idlest_cpu / find_idlest_group of 5.5+ (find_idlest.ts).
+//
+// Modelling choices (simplified, with the kernel's inputs):
+// - A scan's cost (cpu_clock() delta in the kernel) is one cache-line transfer per runqueue
+//   looked at, at the machine's cacheLineNs for the distance (not charged to the waker).
+// - 5.19 SIS_PROP: rq->wake_avg_idle / wake_stamp are kept per CPU here; the reset the kernel
+//   does in ttwu_do_wakeup (avg_idle / 2, wake_stamp = jiffies) happens when a scan first sees
+//   a new idle period of the CPU, with wake_stamp = the jiffy the CPU went idle.
+// - 6.19 SIS_UTIL: nr_idle_scan is computed as update_idle_cpu_scan does (sum of cpu_util over
+//   the LLC, imbalance_pct of sd_llc), refreshed at most once per sd_llc balance_interval when a
+//   wakeup needs it rather than from the periodic load balance.
+// - has_idle_cores is set as a CPU goes idle with every SMT sibling idle and cleared by a scan
+//   that finds no idle core, as in the kernel (see WakeState).
+// - Not modelled: EAS, asymmetric capacity, per-CPU kthread stacking, clusters, core scheduling
+//   cookies, delayed dequeue, PF_EXITING.
+import { eraAtLeast } from "../../features";
+import { SCHED_CAPACITY_SCALE } from "../../sched";
+import { WF_FORK, WF_SYNC } from "../../sched";
+import type { Task } from "../../sched";
+import {
+  SD_BALANCE_WAKE,
+  SD_LOAD_BALANCE,
+  SD_WAKE_AFFINE,
+  type SchedDomain,
+} from "../../topology/sched_domain";
+import type { SchedCore } from "../../core/api";
+import type { Rq } from "../../sched";
+import {
+  countIdlestPlacement,
+  countWakePlacement,
+  currentOn,
+  cpusShareCache,
+  idleCpu,
+  idleOrSchedIdle,
+  schedIdleCpu,
+  sdFlagOf,
+  spanHas,
+  updateAvg,
+  wakeState,
+  wrapStart,
+  type SelectIdleSiblingCtx,
+  type SelectTaskRqCtx,
+  type WakeAffineCtx,
+  type WakeState,
+} from "./common";
+import { findIdlestCpu5x } from "./find_idlest";
+
+const INT_MAX = 0x7fffffff;
+
+/** The select_idle_sibling/select_idle_cpu of v5.19 (the changes since 5.6 taken together). */
+const isLate = (k: SchedCore): boolean => eraAtLeast(k.era, "5.19");
+
+/** available_idle_cpu(cpu) || sched_idle_cpu(cpu), 3.0+ idle_cpu() inlined for the scans. */
+function idleOrSchedIdleRq(rq: Rq): boolean {
+  const nr = rq.nrRunning;
+  if (nr === 0) return rq.curr === null && rq.ttwuPending === 0;
+  return schedIdleCpu(rq);
+}
+
+/** wake_affine_idle: -1 stands for nr_cpumask_bits (no opinion). */
+export function wakeAffineIdle(
+  k: SchedCore,
+  thisCpu: number,
+  prevCpu: number,
+  sync: boolean,
+): number {
+  // If this_cpu is idle, the wakeup comes from an interrupt: only move if the cache is shared,
+  // and an idle cache-affine prev is kept.
+  if (idleCpu(k, thisCpu) && cpusShareCache(k, thisCpu, prevCpu))
+    return idleCpu(k, prevCpu) ? prevCpu : thisCpu;
+  if (sync && k.rqs[thisCpu].nrRunning === 1) return thisCpu;
+  if (isLate(k) && idleCpu(k, prevCpu)) return prevCpu;
+  return -1;
+}
+
+/** wake_affine_weight: -1 stands for nr_cpumask_bits. Loads are cfs_rq load_avg (cpu_load). */
+export function wakeAffineWeight(
+  k: SchedCore,
+  sd: SchedDomain,
+  p: Task,
+  thisCpu: number,
+  prevCpu: number,
+  sync: boolean,
+): number {
+  let thisEffLoad = k.rqs[thisCpu].cfs.avg.loadAvg;
+  if (sync) {
+    const current = currentOn(k, thisCpu);
+    const currentLoad = current ? current.se.avg.loadAvg : 0;
+    if (currentLoad > thisEffLoad) return thisCpu;
+    thisEffLoad -= currentLoad;
+  }
+  const taskLoad = p.se.avg.loadAvg;
+  thisEffLoad += taskLoad;
+  if (k.features.WA_BIAS) thisEffLoad *= 100;
+  thisEffLoad *= k.rqs[prevCpu].cpuCapacity;
+  let prevEffLoad = k.rqs[prevCpu].cfs.avg.loadAvg - taskLoad;
+  if (k.features.WA_BIAS) prevEffLoad *= 100 + Math.floor((sd.imbalancePct - 100) / 2);
+  prevEffLoad *= k.rqs[thisCpu].cpuCapacity;
+  // If sync, a tie lets select_idle_sibling consider stacking the wakee on the waker.
+  if (sync) prevEffLoad += 1;
+  return thisEffLoad < prevEffLoad ? thisCpu : -1;
+}
+
+/** wake_affine (4.15+): WA_IDLE, then WA_WEIGHT; prev_cpu when neither picks a CPU. */
+export function wakeAffine5x(ctx: WakeAffineCtx): number {
+  const { k, p, sd, thisCpu, prevCpu, sync } = ctx;
+  let target = -1;
+  if (k.features.WA_IDLE) target = wakeAffineIdle(k, thisCpu, prevCpu, sync);
+  if (k.features.WA_WEIGHT && target === -1)
+    target = wakeAffineWeight(k, sd, p, thisCpu, prevCpu, sync);
+  return target === -1 ? prevCpu : target;
+}
+
+/**
+ * rq->wake_avg_idle (5.13+): reset to avg_idle / 2 when the CPU wakes from idle (here: the first
+ * time a scan sees a new idle period of the CPU), halved for every jiffy since wake_stamp, and
+ * debited with the time of each SIS_PROP scan (in selectIdleCpu).
+ */
+function wakeAvgIdle(k: SchedCore, st: WakeState, cpu: number): number {
+  const rq = k.rqs[cpu];
+  if (st.wakeIdleSeen[cpu] !== rq.idleSince) {
+    st.wakeIdleSeen[cpu] = rq.idleSince;
+    st.wakeAvgIdle[cpu] = Math.floor(rq.avgIdle / 2);
+    st.wakeStamp[cpu] = Math.floor(rq.idleSince / k.tickNs);
+  }
+  // If we're busy, the assumption that the last idle period predicts the future is flawed; age
+  // away the remaining predicted idle time.
+  const now = Math.floor(k.now / k.tickNs);
+  while (st.wakeStamp[cpu] < now && st.wakeAvgIdle[cpu]) {
+    st.wakeStamp[cpu]++;
+    st.wakeAvgIdle[cpu] = Math.floor(st.wakeAvgIdle[cpu] / 2);
+  }
+  return st.wakeAvgIdle[cpu];
+}
+
+/** sd_llc_shared->nr_idle_scan (SIS_UTIL): update_idle_cpu_scan's formula over target's LLC. */
+function nrIdleScan(k: SchedCore, st: WakeState, llc: SchedDomain, llcId: number): number {
+  const period = llc.balanceInterval * 1e6;
+  if (k.now - st.nrIdleScanAt[llcId] < period) return st.nrIdleScan[llcId];
+  let sumUtil = 0;
+  for (const i of llc.span) {
+    const rq = k.rqs[i];
+    sumUtil += Math.min(rq.cfs.avg.utilAvg, rq.cpuCapacityOrig);
+  }
+  const llcWeight = llc.spanWeight;
+  const pct = llc.imbalancePct;
+  // y = SCHED_CAPACITY_SCALE - x'^2 * pct^2 / (10000 * SCHED_CAPACITY_SCALE), x' = sum_util / llc_weight
+  const x = Math.floor(sumUtil / llcWeight);
+  const tmp = Math.min(
+    Math.floor((x * x * pct * pct) / (10000 * SCHED_CAPACITY_SCALE)),
+    SCHED_CAPACITY_SCALE,
+  );
+  const y = Math.floor(((SCHED_CAPACITY_SCALE - tmp) * llcWeight) / SCHED_CAPACITY_SCALE);
+  st.nrIdleScan[llcId] = y;
+  st.nrIdleScanAt[llcId] = k.now;
+  return y;
+}
+
+/** 5.6 select_idle_core: the first whole-idle SMT core of the LLC, wrapping from target. */
+function selectIdleCore56(
+  k: SchedCore,
+  st: WakeState,
+  p: Task,
+  sd: SchedDomain,
+  target: number,
+): number {
+  if (!st.smtActive) return -1;
+  const llcId = k.domains.sdLlcId[target];
+  if (!st.hasIdleCores[llcId]) return -1;
+  const span = sd.span;
+  const n = span.length;
+  const gen = st.nextGen();
+  let idx = wrapStart(span, target);
+  for (let j = 0; j < n; j++, idx++) {
+    if (idx === n) idx = 0;
+    const core = span[idx];
+    if (!p.cpusAllowed[core] || st.seen[core] === gen) continue;
+    const m = st.smtMask[core];
+    let idle = true;
+    for (let i = 0; i < m.length; i++) {
+      if (!idleCpu(k, m[i])) {
+        idle = false;
+        break;
+      }
+    }
+    for (let i = 0; i < m.length; i++) st.seen[m[i]] = gen;
+    if (idle) return st.noteSis("idle_core", core);
+  }
+  // Failed to find an idle core; stop looking for one.
+  st.hasIdleCores[llcId] = 0;
+  return -1;
+}
+
+/**
+ * select_idle_cpu. 5.6: up to nr CPUs of the LLC from target (SIS_PROP: nr from
+ * avg_idle / 512 against this_sd->avg_scan_cost). 5.19/6.19: from target + 1; with a known idle
+ * core it looks for whole idle cores (remembering the first idle CPU on the way), otherwise for
+ * any idle CPU within nr (SIS_PROP in 5.19, SIS_UTIL in 6.19).
+ */
+function selectIdleCpu(
+  k: SchedCore,
+  st: WakeState,
+  p: Task,
+  sd: SchedDomain,
+  hasIdleCore: boolean,
+  target: number,
+  thisCpu: number,
+): number {
+  const late = isLate(k);
+  if (!k.domains.sdLlc[thisCpu]) return -1;
+  let nr = INT_MAX;
+  const prop = k.features.SIS_PROP && !hasIdleCore;
+  if (prop) {
+    const avgIdle = late ? wakeAvgIdle(k, st, thisCpu) : Math.floor(k.rqs[thisCpu].avgIdle / 512);
+    const avgCost = st.avgScanCost[thisCpu] + 1;
+    const spanAvg = sd.spanWeight * avgIdle;
+    nr = spanAvg > 4 * avgCost ? Math.floor(spanAvg / avgCost) : 4;
+  }
+  if (late && k.features.SIS_UTIL) {
+    // Incremented because !--nr is the condition to stop the scan.
+    nr = nrIdleScan(k, st, sd, k.domains.sdLlcId[target]) + 1;
+    // An overloaded LLC is unlikely to have an idle cpu/core.
+    if (nr === 1) return -1;
+  }
+  const span = sd.span;
+  const n = span.length;
+  const allowed = p.cpusAllowed;
+  const rqs = k.rqs;
+  let idleCpuFound = -1;
+  let time = 0;
+  let idx = wrapStart(span, late ? target + 1 : target);
+  if (!hasIdleCore) {
+    for (let j = 0; j < n; j++, idx++) {
+      if (idx === n) idx = 0;
+      const cpu = span[idx];
+      if (!allowed[cpu]) continue;
+      if (--nr <= 0) return -1; // !--nr (5.x), --nr <= 0 (6.x): nr only steps down by one
+      time += st.probeNs(thisCpu, cpu);
+      if (idleOrSchedIdleRq(rqs[cpu])) {
+        idleCpuFound = cpu;
+        break;
+      }
+    }
+  } else {
+    const gen = st.nextGen();
+    for (let j = 0; j < n; j++, idx++) {
+      if (idx === n) idx = 0;
+      const cpu = span[idx];
+      if (!allowed[cpu] || st.seen[cpu] === gen) continue;
+      // select_idle_core(p, cpu, cpus, &idle_cpu): the whole core idle, or remember an idle CPU
+      const m = st.smtMask[cpu];
+      let idle = true;
+      for (let i = 0; i < m.length; i++) {
+        const c = m[i];
+        if (!idleCpu(k, c)) {
+          idle = false;
+          if (idleCpuFound === -1) {
+            if (schedIdleCpu(rqs[c]) && allowed[c]) {
+              idleCpuFound = c;
+              break;
+            }
+            continue;
+          }
+          break;
+        }
+        if (idleCpuFound === -1 && allowed[c]) idleCpuFound = c;
+      }
+      if (idle) return st.noteSis("idle_core", cpu);
+      for (let i = 0; i < m.length; i++) st.seen[m[i]] = gen;
+    }
+  }
+  if (hasIdleCore) st.hasIdleCores[k.domains.sdLlcId[target]] = 0;
+  // this_sd->avg_scan_cost: 5.6 always; 5.19 when SIS_PROP limited the scan, which also
+  // accounts the scan's cost against the predicted idle time.
+  if (!late || prop) st.avgScanCost[thisCpu] = updateAvg(st.avgScanCost[thisCpu], time);
+  if (late && prop) st.wakeAvgIdle[thisCpu] -= Math.min(st.wakeAvgIdle[thisCpu], time);
+  return idleCpuFound === -1 ? -1 : st.noteSis("idle_sibling", idleCpuFound);
+}
+
+/** select_idle_smt: 5.6 any idle sibling of target; 5.19+ an idle sibling of prev other than prev. */
+function selectIdleSmt(
+  k: SchedCore,
+  st: WakeState,
+  p: Task,
+  cpu: number,
+  skipSelf: boolean,
+): number {
+  const m = st.smtMask[cpu];
+  for (let i = 0; i < m.length; i++) {
+    const c = m[i];
+    if ((skipSelf && c === cpu) || !p.cpusAllowed[c]) continue;
+    if (idleOrSchedIdle(k, c)) return st.noteSis("idle_smt", c);
+  }
+  return -1;
+}
+
+/** select_idle_sibling of 5.6 / 5.19 / 6.19 (symmetric capacity). */
+export function selectIdleSibling5x(ctx: SelectIdleSiblingCtx): number {
+  const { k, p, prev, target, thisCpu } = ctx;
+  const st = wakeState(k);
+  const late = isLate(k);
+  if (idleOrSchedIdle(k, target)) return target;
+  // If the previous CPU is cache affine and idle, don't be stupid.
+  if (prev !== target && cpusShareCache(k, prev, target) && idleOrSchedIdle(k, prev)) return prev;
+  // Check a recently used CPU as a potential idle candidate (replaced by prev: 5.12+ always,
+  // 5.6 only when it is used).
+  const recent = st.recentUsedCpu(p);
+  if (late) st.setRecentUsedCpu(p, prev);
+  if (
+    recent >= 0 &&
+    recent !== prev &&
+    recent !== target &&
+    cpusShareCache(k, recent, target) &&
+    idleOrSchedIdle(k, recent) &&
+    p.cpusAllowed[recent]
+  ) {
+    if (!late) st.setRecentUsedCpu(p, prev);
+    return st.noteSis("recent_used", recent);
+  }
+  const sd = k.domains.sdLlc[target];
+  if (!sd) return target;
+  let i: number;
+  if (!late) {
+    i = selectIdleCore56(k, st, p, sd, target);
+    if (i >= 0) return i;
+    i = selectIdleCpu(k, st, p, sd, false, target, thisCpu);
+    if (i >= 0) return i;
+    if (st.smtActive) {
+      i = selectIdleSmt(k, st, p, target, false);
+      if (i >= 0) return i;
+    }
+    return target;
+  }
+  let hasIdleCore = false;
+  if (st.smtActive) {
+    hasIdleCore = st.hasIdleCores[k.domains.sdLlcId[target]] === 1;
+    if (!hasIdleCore && cpusShareCache(k, prev, target)) {
+      i = selectIdleSmt(k, st, p, prev, true);
+      if (i >= 0) return i;
+    }
+  }
+  i = selectIdleCpu(k, st, p, sd, hasIdleCore, target, thisCpu);
+  return i >= 0 ? i : target;
+}
+
+/** select_task_rq_fair (5.6 / 5.19 / 6.19). */
+export function selectTaskRqFair5x(ctx: SelectTaskRqCtx): number {
+  const { k, p, prevCpu, wakeFlags } = ctx;
+  const st = wakeState(k);
+  const cpu = ctx.wakerCpu >= 0 ? ctx.wakerCpu : prevCpu;
+  const sdFlag = sdFlagOf(wakeFlags);
+  const wake = sdFlag === SD_BALANCE_WAKE;
+  const sync = (wakeFlags & WF_SYNC) !== 0;
+  const current = currentOn(k, ctx.wakerCpu);
+  let newCpu = prevCpu;
+  let wantAffine = false;
+  if (wake) {
+    wantAffine =
+      !st.wakeWide({ k, p, waker: current, factor: k.domains.sdLlcSize[cpu] }) &&
+      p.cpusAllowed[cpu] === 1;
+  } else if (wakeFlags & WF_FORK) {
+    st.setRecentUsedCpu(p, prevCpu); // wake_up_new_task: p->recent_used_cpu = task_cpu(p)
+  }
+  let sd: SchedDomain | null = null;
+  for (const tmp of k.domains.domains[cpu]) {
+    if (!(tmp.flags & SD_LOAD_BALANCE)) break;
+    // If both 'cpu' and 'prev_cpu' are part of this domain, cpu is a valid SD_WAKE_AFFINE target.
+    if (wantAffine && tmp.flags & SD_WAKE_AFFINE && spanHas(tmp.span, prevCpu)) {
+      if (cpu !== prevCpu) newCpu = st.wakeAffine({ k, p, sd: tmp, thisCpu: cpu, prevCpu, sync });
+      sd = null; // Prefer wake_affine over balance flags
+      break;
+    }
+    if (tmp.flags & sdFlag) sd = tmp;
+    else if (!wantAffine) break;
+  }
+  if (sd) {
+    // Slow path
+    newCpu = findIdlestCpu5x(k, p, sd, cpu, prevCpu, sdFlag);
+    countIdlestPlacement(k, sdFlag, newCpu, cpu);
+    return newCpu;
+  }
+  if (!wake) {
+    countIdlestPlacement(k, sdFlag, newCpu, cpu);
+    return newCpu;
+  }
+  // Fast path
+  st.sisReason = null;
+  newCpu = st.selectIdleSibling({ k, p, prev: prevCpu, target: newCpu, thisCpu: cpu });
+  countWakePlacement(k, st, newCpu, prevCpu, cpu);
+  if (!isLate(k) && wantAffine && current) st.setRecentUsedCpu(current, cpu);
+  return newCpu;
+}

@@ -1,0 +1,438 @@
+// kernel/sched/sched.h (with the parts of include/linux/sched.h it leans on): the structures every
+// scheduler file shares (rq with its cfs_rq and rt_rq, task_struct, sched_entity, sched_avg), the
+// wake/enqueue/dequeue flag sets, the event kinds of the simulation, and struct sched_class.
+// This file imports nothing from the rest of src/kernel: everything else imports down from it.
+import { SCHED_CAPACITY_SCALE as MACHINE_CAPACITY_SCALE } from "../machine/builder";
+
+/**
+ * SCHED_CAPACITY_SCALE: the capacity of the biggest CPU at its highest frequency. The machine
+ * description owns the unit (CPU capacities are given in it); this is a plain copy rather than a
+ * re-export because compiled re-exports are getters, and PELT reads this constant on hot paths.
+ */
+export const SCHED_CAPACITY_SCALE: number = MACHINE_CAPACITY_SCALE;
+
+// ---------------------------------------------------------------- priorities and weights
+
+/** MAX_RT_PRIO: prio 0..99 is RT, 100..139 is normal (include/linux/sched/prio.h). */
+export const MAX_RT_PRIO = 100;
+/** DEFAULT_PRIO: nice 0. */
+export const DEFAULT_PRIO = 120;
+/** NICE_0_LOAD: the load weight of a nice-0 task (without the 64-bit extra resolution). */
+export const NICE_0_LOAD = 1024;
+/** WEIGHT_IDLEPRIO: the load weight of a SCHED_IDLE task. */
+export const WEIGHT_IDLEPRIO = 3;
+/** SCHED_CAPACITY_SHIFT: capacity and utilisation are fixed point with 10 bits. */
+export const SCHED_CAPACITY_SHIFT = 10;
+
+/** A scheduling policy (SCHED_NORMAL, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR). */
+export type Policy = "normal" | "batch" | "idle" | "fifo" | "rr";
+
+// ---------------------------------------------------------------- flags
+
+/*
+ * Wake flags (WF_*), passed to select_task_rq and try_to_wake_up. The SD_BALANCE_* flag a wakeup
+ * looks for follows from them (WF_TTWU: SD_BALANCE_WAKE, WF_FORK: SD_BALANCE_FORK, WF_EXEC:
+ * SD_BALANCE_EXEC). The values are those of v5.19-v6.x.
+ */
+/** WF_SYNC: the waker goes to sleep right after the wakeup (a sync wakeup). */
+export const WF_SYNC = 0x01;
+/** WF_FORK: the task is placed at fork (wake_up_new_task). */
+export const WF_FORK = 0x02;
+/** WF_MIGRATED: try_to_wake_up moved the task to another CPU. */
+export const WF_MIGRATED = 0x04;
+/** WF_ON_CPU: the wakee is still switching out on its CPU (the wakelist case, v5.8-v5.19). */
+export const WF_ON_CPU = 0x08;
+/** WF_TTWU: a wakeup of a sleeping task (try_to_wake_up). */
+export const WF_TTWU = 0x10;
+/** WF_EXEC: placement at exec. */
+export const WF_EXEC = 0x20;
+
+/*
+ * {de,en}queue flags, passed to enqueue_task/dequeue_task. Each DEQUEUE_x pairs with the ENQUEUE_x
+ * of the same value, as in sched.h:
+ *
+ * DEQUEUE_SLEEP / ENQUEUE_WAKEUP: the task goes to sleep / wakes up (place_entity gives sleeper
+ *                                 credit on the way back).
+ * DEQUEUE_MIGRATING / ENQUEUE_MIGRATED: the task moves between runqueues.
+ * ENQUEUE_INITIAL: a new task (place_entity applies START_DEBIT).
+ */
+export const DEQUEUE_SLEEP = 0x01;
+export const DEQUEUE_MIGRATING = 0x02;
+
+export const ENQUEUE_WAKEUP = 0x01;
+export const ENQUEUE_MIGRATED = 0x02;
+export const ENQUEUE_INITIAL = 0x04;
+
+// ---------------------------------------------------------------- task states
+
+/** p->__state values. */
+export const TASK_RUNNING = 0;
+export const TASK_INTERRUPTIBLE = 1;
+export const TASK_DEAD = 2;
+
+/** p->on_rq values. */
+export const TASK_ON_RQ_QUEUED = 1;
+export const TASK_ON_RQ_MIGRATING = 2;
+
+// ---------------------------------------------------------------- event kinds
+
+/*
+ * Kinds of simulation events (core/events.ts dispatches them). Each event carries two integers a
+ * and b; their meaning per kind is given here.
+ */
+/** A run segment of rq a's current task completes; b = rq.runGen when armed. */
+export const EV_RUN_DONE = 1;
+/** The scheduler tick of CPU a. */
+export const EV_TICK = 2;
+/** CPU a processes its wakelist (sched_ttwu_pending); b = 1 if an IPI was received. */
+export const EV_WAKE_ARRIVE = 3;
+/** A reschedule IPI reaches CPU a; b = 1 if an interrupt was sent (not a polling idle). */
+export const EV_RESCHED_IPI = 4;
+/** The sleep timer of task pid a expires; b = p.timerGen when armed. */
+export const EV_TIMER = 5;
+/** The same timer, after the CPU left its idle state. */
+export const EV_TIMER_FIRE = 6;
+/** A callback registered with at(); a indexes the callback table. */
+export const EV_CALLBACK = 7;
+
+// ---------------------------------------------------------------- struct sched_avg
+
+/** struct sched_avg. Sums and averages are integers, as in the kernel. */
+export interface SchedAvg {
+  lastUpdateTime: number; // ns; 0 = not attached (new or just migrated)
+  loadSum: number;
+  runnableSum: number;
+  utilSum: number;
+  periodContrib: number; // 1024-ns units already accrued in the current period
+  loadAvg: number;
+  runnableAvg: number;
+  utilAvg: number;
+}
+
+export function createSchedAvg(): SchedAvg {
+  return {
+    lastUpdateTime: 0,
+    loadSum: 0,
+    runnableSum: 0,
+    utilSum: 0,
+    periodContrib: 0,
+    loadAvg: 0,
+    runnableAvg: 0,
+    utilAvg: 0,
+  };
+}
+
+/** cfs_rq->removed: contributions of tasks that left while blocked, folded in at the next update. */
+export interface PeltRemoved {
+  nr: number;
+  loadAvg: number;
+  utilAvg: number;
+  runnableAvg: number;
+}
+
+export function createPeltRemoved(): PeltRemoved {
+  return { nr: 0, loadAvg: 0, utilAvg: 0, runnableAvg: 0 };
+}
+
+// ---------------------------------------------------------------- task programs
+
+/** What the executor needs of an operation; ops.ts's Op is the one implementation. */
+export interface TaskOp {
+  readonly kind: number;
+}
+
+/** What a program sees of its own task. */
+export interface TaskApi {
+  readonly pid: number;
+  readonly comm: string;
+  /** Current simulated time, ns. */
+  now(): number;
+  /** The CPU the task runs on now. */
+  cpu(): number;
+  /** Uniform [0,1) from this task's own random stream. */
+  random(): number;
+  /** Add to a named per-task counter (reported in TaskStats.counters). */
+  count(name: string, n?: number): void;
+  /** Work done so far (ns of `run` at capacity 1024), for progress-based counters. */
+  workDoneNs(): number;
+}
+
+/** A task program as the task stores it (ops.ts's Program yields Op, a TaskOp). */
+export type TaskProgram = (t: TaskApi) => Generator<TaskOp, void, unknown>;
+
+// ---------------------------------------------------------------- task_struct and sched_entity
+
+/** The scheduling classes, highest first. */
+export type ClassName = "stop" | "rt" | "fair" | "idle";
+
+/** struct sched_entity, reduced to what the model reads. */
+export class SchedEntity {
+  /** load.weight in 1024 units. */
+  weight = NICE_0_LOAD;
+  vruntime = 0;
+  /** rq clock when the entity last started/was accounted running. */
+  execStart = 0;
+  sumExecRuntime = 0;
+  prevSumExecRuntime = 0;
+  onRq = false;
+  /** PELT averages (sched_avg). */
+  avg: SchedAvg = createSchedAvg();
+}
+
+/** struct task_struct, reduced to what the scheduler model reads, plus the program it runs. */
+export class Task {
+  readonly se = new SchedEntity();
+  state = TASK_RUNNING;
+  onRq = 0;
+  onCpu = false;
+  /** task_cpu(p). */
+  cpu = 0;
+  policy: Policy = "normal";
+  nice = 0;
+  rtPriority = 0;
+  /** Kernel prio: 0..99 RT, 100..139 normal. */
+  prio = DEFAULT_PRIO;
+  schedClass: ClassName = "fair";
+  /** cpus_allowed as a byte per CPU; nrCpusAllowed = its popcount. */
+  cpusAllowed: Uint8Array;
+  nrCpusAllowed: number;
+  // RT
+  rtTimeSlice = 0;
+  // wake_wide bookkeeping (record_wakee)
+  lastWakee: Task | null = null;
+  wakeeFlips = 0;
+  wakeeFlipDecayTs = 0;
+  lastWakeTs = 0;
+  /** CPU the task ran on before its last migration (for cache modelling). */
+  lastRanCpu = -1;
+  lastRanAt = 0;
+  workingSetBytes = 0;
+  /** Pressure counter snapshot of the last CPU's caches when the task left it. */
+  cachePressureAtLeave = 0;
+
+  // program execution
+  iter: Generator<TaskOp, void, unknown> | null = null;
+  /** The op being executed (a blocking op is retried when the task runs again). */
+  op: TaskOp | null = null;
+  /** Value handed back to the program by the next `yield` (fork's child pid). */
+  opResult: unknown = undefined;
+  /** Remaining non-work time (syscall, copy, switch, cache refill) of the current segment. */
+  segOverheadNs = 0;
+  /** Remaining work of the current segment (ns at capacity 1024). */
+  segWorkNs = 0;
+  /** When the current segment last started running (valid while on a CPU). */
+  segStartedAt = 0;
+  /** Blocked in a futex-style `wait`; a `wake` that finds it not waiting sets wakePending. */
+  waiting = false;
+  wakePending = false;
+  /** Generation guarding timers (sleep) against stale expiry. */
+  timerGen = 0;
+
+  // statistics
+  stats = {
+    runtimeNs: 0,
+    waitNs: 0,
+    sleepNs: 0,
+    nvcsw: 0,
+    nivcsw: 0,
+    migrations: 0,
+    wakeups: 0,
+    workDoneNs: 0,
+  };
+  /** When the task last became runnable-but-waiting, or blocked (for wait/sleep accounting). */
+  lastStateChange = 0;
+  counters: Record<string, number> = {};
+  api!: TaskApi;
+
+  constructor(
+    readonly pid: number,
+    readonly comm: string,
+    readonly role: string,
+    readonly program: TaskProgram,
+    nrCpus: number,
+  ) {
+    this.cpusAllowed = new Uint8Array(nrCpus).fill(1);
+    this.nrCpusAllowed = nrCpus;
+  }
+
+  setAffinity(cpus: number[]): void {
+    const n = this.cpusAllowed.length;
+    const mask = new Uint8Array(n);
+    for (const c of cpus) {
+      if (!Number.isInteger(c) || c < 0 || c >= n) {
+        throw new Error(`affinity: cpu ${c} does not exist (accepted 0..${n - 1})`);
+      }
+      mask[c] = 1;
+    }
+    if (cpus.length === 0) throw new Error("affinity: the CPU list is empty");
+    this.cpusAllowed = mask;
+    this.nrCpusAllowed = mask.reduce((s, v) => s + v, 0);
+  }
+}
+
+// ---------------------------------------------------------------- struct rq
+
+/** struct cfs_rq, as far as the model needs it. */
+export class CfsRq {
+  /** Queued entities other than curr, ascending (vruntime, pid): the rbtree in order. */
+  readonly queue: Task[] = [];
+  /** The running entity; like the kernel, it is kept out of the tree while it runs. */
+  curr: Task | null = null;
+  nrRunning = 0;
+  hNrRunning = 0;
+  /** load.weight: sum of weights of queued entities including curr. */
+  loadWeight = 0;
+  minVruntime = 0;
+  /** LAST_BUDDY / NEXT_BUDDY hints. */
+  last: Task | null = null;
+  next: Task | null = null;
+  /** rq->cfs_tasks: every queued fair task, list head first (enqueue adds at the head). */
+  readonly tasks: Task[] = [];
+  /** PELT aggregate of the cfs_rq, and contributions of tasks that left while blocked. */
+  avg: SchedAvg = createSchedAvg();
+  removed: PeltRemoved = createPeltRemoved();
+}
+
+/** struct rt_rq, as far as the model needs it. */
+export class RtRq {
+  /** One FIFO list per priority (the rt_prio_array). */
+  readonly queues: Task[][] = Array.from({ length: MAX_RT_PRIO }, () => []);
+  rtNrRunning = 0;
+  /** Number of queued tasks that may run elsewhere (rt_nr_migratory). */
+  rtNrMigratory = 0;
+  /** highest_prio.curr / .next: best and second-best queued prio (MAX_RT_PRIO = none). */
+  highestPrio = MAX_RT_PRIO;
+  overloaded = false;
+  /** pushable_tasks, kept sorted by prio. */
+  readonly pushable: Task[] = [];
+}
+
+/** struct rq: one per CPU. */
+export class Rq {
+  readonly cfs = new CfsRq();
+  readonly rt = new RtRq();
+  /** Tasks of every class on this rq, counted once each. */
+  nrRunning = 0;
+  curr: Task | null = null; // null = the idle task runs
+  /** The per-CPU stopper (stop class) task, created on demand. */
+  stop: Task | null = null;
+  stopQueued = false;
+  online = true;
+  /** TIF_NEED_RESCHED of the running task. */
+  needResched = false;
+  /** Guards the pending run-segment completion event. */
+  runGen = 0;
+  /** Time of the pending tick event (-1: none). */
+  tickEventAt = -1;
+  tickRunning = false;
+  /** A resched IPI is in flight. */
+  reschedIpiPending = false;
+  /** ttwu_pending: wakelist entries not yet activated. */
+  ttwuPending = 0;
+  /** Tasks queued on this CPU's wakelist (llist), in arrival order. */
+  readonly wakeList: Task[] = [];
+  // idle state
+  idleSince = 0;
+  idleStateIdx = -1;
+  /** Running average of idle durations, the menu governor's prediction. */
+  avgIdleNs = 1_000_000;
+  /** rq->avg_idle, used by the newly-idle balance gate. */
+  avgIdle = 0;
+  idleStamp = 0;
+  // balance state (used by the load balancer)
+  nextBalance = 0;
+  activeBalance = false;
+  pushCpu = -1;
+  /** cpu_load[] (2.6/4.x eras) and its bookkeeping (CpuLoadState). */
+  readonly cpuLoad: number[] = [0, 0, 0, 0, 0];
+  lastLoadUpdateTick = 0;
+  nrLoadUpdates = 0;
+  cpuCapacity = 1024;
+  cpuCapacityOrig = 1024;
+  // cache pressure: bytes of working sets dispatched on this CPU (drives eviction of others)
+  cachePressure = 0;
+  // accounting
+  /** Time spent offline (boot-offline CPUs: the whole run). */
+  offlineNs = 0;
+  offlineSince = 0;
+  idleNs = 0;
+  contextSwitches = 0;
+  ipisReceived = 0;
+  /** Rq lock modelled as the time it becomes free. */
+  lockFreeAt = 0;
+
+  constructor(readonly cpu: number) {}
+
+  isIdle(): boolean {
+    return this.curr === null && this.nrRunning === 0 && this.ttwuPending === 0;
+  }
+}
+
+// ---------------------------------------------------------------- CFS timing
+
+/** Scaled CFS timing (sysctl values times 1 + ilog2(ncpus), per era): sched_init_granularity. */
+export interface CfsTiming {
+  latency: number;
+  minGranularity: number;
+  wakeupGranularity: number;
+  nrLatency: number;
+}
+
+// ---------------------------------------------------------------- struct sched_class
+
+/**
+ * struct sched_class: what core reaches a class through. core/core.ts holds the classes in
+ * priority order (stop, rt, fair, idle) and walks them for pick_next_task as for_each_class does;
+ * every other call goes to the class of the task concerned (classFor(p)). Ops marked optional
+ * are absent from classes that have nothing to do (the kernel's "Optional!" / NULL ops).
+ */
+export interface SchedClass {
+  readonly name: ClassName;
+  /** enqueue_task: put p on rq. Callers: activate_task, sched_setscheduler (core). */
+  enqueueTask(rq: Rq, p: Task, flags: number): void;
+  /** dequeue_task: take p off rq. Callers: deactivate_task, sched_setscheduler (core). */
+  dequeueTask(rq: Rq, p: Task, flags: number): void;
+  /** yield_task: sched_yield(). Caller: the yield op (core/exec.ts). Optional. */
+  yieldTask?(rq: Rq, p: Task): void;
+  /**
+   * check_preempt_curr (wakeup_preempt since v6.6): should the newly runnable p preempt rq->curr?
+   * Callers: ttwu_do_activate, wake_up_new_task, move_queued_task, sched_setscheduler.
+   */
+  checkPreemptCurr(rq: Rq, p: Task): void;
+  /** pick_next_task: this class's next task, or null. Caller: __schedule via for_each_class. */
+  pickNextTask(rq: Rq): Task | null;
+  /** put_prev_task: the running p stops running. Callers: __schedule, sched_setscheduler, hotplug. */
+  putPrevTask(rq: Rq, p: Task): void;
+  /** task_tick: from scheduler_tick for rq->curr. */
+  taskTick(rq: Rq, p: Task): void;
+  /** update_curr: charge rq->curr for its runtime so far. Caller: end-of-run accounting. */
+  updateCurr(rq: Rq): void;
+  /**
+   * select_task_rq: a CPU for p at wakeup (WF_TTWU) or fork (WF_FORK). Caller: select_task_rq
+   * (core/ttwu.ts), which corrects the answer to an allowed online CPU. Optional: without it p
+   * stays on prevCpu.
+   */
+  selectTaskRq?(p: Task, prevCpu: number, wakeFlags: number, wakerCpu: number): number;
+  /** migrate_task_rq: p moves to another CPU. Caller: set_task_cpu. Optional. */
+  migrateTaskRq?(p: Task, from: Rq, to: Rq, queued: boolean): void;
+  /** task_woken: after a wakeup enqueued p (RT push). Callers: ttwu_do_activate, wake_up_new_task. Optional. */
+  taskWoken?(rq: Rq, p: Task): void;
+  /**
+   * switched_from / switched_to / prio_changed in one: p's class or prio changed. Caller:
+   * sched_setscheduler, once for the old class and once for the new one if they differ. Optional.
+   */
+  prioChanged?(rq: Rq, p: Task, oldClass: ClassName, oldPrio: number): void;
+  /** rq_online / rq_offline: the CPU joins or leaves the root domain. Caller: hotplug. Optional. */
+  rqOnline?(rq: Rq): void;
+  rqOffline?(rq: Rq): void;
+  /**
+   * The class part of sched_fork (init_entity_runnable_average for fair; in the kernel core calls
+   * the fair.c function directly). Caller: fork. Optional.
+   */
+  taskFork?(p: Task): void;
+  /**
+   * post_init_entity_util_avg in wake_up_new_task, once the CPU is chosen (fair only; the kernel
+   * function returns early for other classes). Caller: wake_up_new_task. Optional.
+   */
+  postInitEntity?(rq: Rq, p: Task): void;
+}

@@ -1,0 +1,506 @@
+// Sched-domain construction, after kernel/sched/topology.c (build_sched_domains, sd_init,
+// build_sched_groups, build_overlap_sched_groups, init_sched_groups_capacity, cpu_attach_domain)
+// and, for 2.6.29, kernel/sched.c (SD_*_INIT, init_sched_build_groups, init_sched_groups_power).
+//
+// As in the kernel, the full per-CPU hierarchy is built first (every topology level, even a
+// one-CPU span), groups and group capacities are computed on that hierarchy, and only then are
+// degenerate domains removed per CPU. The order matters: 2.6.29's group power looks at the
+// *pre-degeneration* child domain (kernel/sched.c v2.6.29: __build_sched_domains calls
+// init_sched_groups_power on every CPU before cpu_attach_domain drops degenerate levels).
+import { hasSmtGain, SMT_GAIN, topologyLevels } from "./levels";
+import { SCHED_CAPACITY_SCALE } from "../sched";
+import type { Machine } from "../../machine/types";
+import { ERA_TRAITS, type Era, eraAtLeast } from "../features";
+import {
+  SD_BALANCE_EXEC,
+  SD_BALANCE_FORK,
+  SD_BALANCE_NEWIDLE,
+  SD_BALANCE_WAKE,
+  SD_ASYM_PACKING,
+  SD_LOAD_BALANCE,
+  SD_NUMA,
+  SD_POWERSAVINGS_BALANCE,
+  SD_PREFER_SIBLING,
+  SD_SERIALIZE,
+  SD_SHARE_CPUCAPACITY,
+  SD_SHARE_PKG_RESOURCES,
+  SD_WAKE_AFFINE,
+  SD_WAKE_BALANCE,
+  SD_WAKE_IDLE,
+  sdFlagNames,
+  type DomainTree,
+  type SchedDomain,
+  type SchedGroup,
+} from "./sched_domain";
+
+export { LOCAL_DISTANCE, RECLAIM_DISTANCE, SMT_GAIN } from "./levels";
+
+/** Context of the group-capacity decision (init_sched_groups_power / update_group_capacity). */
+export interface GroupCapacityCtx {
+  era: Era;
+  /** The group's balance CPU's domain at this level, with its pre-degeneration child. */
+  sd: SchedDomain;
+  group: SchedGroup;
+  /** Capacities of sd.child's groups (null when sd has no child, i.e. the bottom level). */
+  childGroupCapacities: number[] | null;
+  /** The CPU's own capacity in this era (3.19/4.8 SMT threads: smt_gain / siblings). */
+  cpuCapacity: (cpu: number) => number;
+}
+export type GroupCapacityFn = (ctx: GroupCapacityCtx) => number;
+
+/**
+ * 2.6.29 init_sched_groups_power: a flat SCHED_LOAD_SCALE when the domain has no child, or when
+ * (no power-savings balancing and) the child shares CPU power (SMT) or package resources (MC):
+ * "each group can handle only one task" while other groups are idle. Otherwise the sum of the
+ * child's groups. Side effect: every package-level group is worth one CPU.
+ */
+export const groupPower2629: GroupCapacityFn = ({ sd, childGroupCapacities }) => {
+  const child = sd.child;
+  if (
+    !child ||
+    childGroupCapacities === null ||
+    (!(sd.flags & SD_POWERSAVINGS_BALANCE) &&
+      (child.flags & (SD_SHARE_CPUCAPACITY | SD_SHARE_PKG_RESOURCES)) !== 0)
+  ) {
+    return SCHED_CAPACITY_SCALE;
+  }
+  return sum(childGroupCapacities);
+};
+
+/**
+ * update_group_capacity (2.6.32+): the bottom level takes the CPU's capacity; above it, the sum
+ * of the child's groups, or of the CPUs when the child is a NUMA (SD_OVERLAP) domain whose groups
+ * need not tile this group.
+ */
+export const groupCapacitySum: GroupCapacityFn = ({
+  sd,
+  group,
+  childGroupCapacities,
+  cpuCapacity,
+}) => {
+  if (!sd.child || childGroupCapacities === null || sd.child.flags & SD_NUMA) {
+    return sum(group.cpus.map(cpuCapacity));
+  }
+  return sum(childGroupCapacities);
+};
+
+/**
+ * The era's group-capacity rule: 2.6.29 init_sched_groups_power, or the sum of the child groups'
+ * capacities (update_group_capacity) later. The default of the topology.group_capacity hook.
+ */
+export function defaultGroupCapacity(era: Era): GroupCapacityFn {
+  return ERA_TRAITS[era].family === "2.6" ? groupPower2629 : groupCapacitySum;
+}
+
+function sum(xs: number[]): number {
+  let s = 0;
+  for (const x of xs) s += x;
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Degenerate-domain rules (sd_degenerate / sd_parent_degenerate) per era
+
+interface DegenerateRules {
+  needGroups: number; // flags that only make sense with >= 2 groups
+  noGroups: number; // flags that keep a one-group domain alive
+  parentOneGroup: number; // flags ignored in a one-group parent
+  serializeIfOneNode: boolean; // nr_node_ids == 1 => SD_SERIALIZE does not count
+  wakeBalanceSubset: boolean; // 2.6.x: WAKE_BALANCE is a subset of WAKE_AFFINE
+  transferPreferSibling: boolean; // a removed parent's SD_PREFER_SIBLING moves to the child
+}
+
+function degenerateRules(era: Era): DegenerateRules {
+  const classic =
+    SD_LOAD_BALANCE |
+    SD_BALANCE_NEWIDLE |
+    SD_BALANCE_FORK |
+    SD_BALANCE_EXEC |
+    SD_SHARE_CPUCAPACITY |
+    SD_SHARE_PKG_RESOURCES;
+  switch (era) {
+    case "2.6.29":
+      return {
+        needGroups: classic,
+        noGroups: SD_WAKE_IDLE | SD_WAKE_AFFINE | SD_WAKE_BALANCE,
+        parentOneGroup: classic,
+        serializeIfOneNode: true,
+        wakeBalanceSubset: true,
+        transferPreferSibling: false,
+      };
+    case "3.19":
+    case "4.8":
+    case "5.6":
+      return {
+        needGroups: classic,
+        noGroups: SD_WAKE_AFFINE,
+        parentOneGroup: classic | SD_PREFER_SIBLING,
+        serializeIfOneNode: true,
+        wakeBalanceSubset: false,
+        transferPreferSibling: true,
+      };
+    default: {
+      // 5.10+: SD_DEGENERATE_GROUPS_MASK = the SDF_NEEDS_GROUPS flags of sd_flags.h.
+      const mask =
+        SD_BALANCE_NEWIDLE |
+        SD_BALANCE_EXEC |
+        SD_BALANCE_FORK |
+        SD_BALANCE_WAKE |
+        SD_SHARE_CPUCAPACITY |
+        SD_SHARE_PKG_RESOURCES |
+        SD_SERIALIZE |
+        SD_ASYM_PACKING |
+        SD_PREFER_SIBLING |
+        SD_NUMA;
+      return {
+        needGroups: mask,
+        noGroups: SD_WAKE_AFFINE,
+        parentOneGroup: mask,
+        serializeIfOneNode: false,
+        wakeBalanceSubset: false,
+        transferPreferSibling: true,
+      };
+    }
+  }
+}
+
+function sdDegenerate(sd: SchedDomain, r: DegenerateRules): boolean {
+  if (sd.spanWeight === 1) return true;
+  if (sd.flags & r.needGroups && sd.groups.length > 1) return false;
+  if (sd.flags & r.noGroups) return false;
+  return true;
+}
+
+function sdParentDegenerate(
+  sd: SchedDomain,
+  parent: SchedDomain,
+  r: DegenerateRules,
+  nrNodeIds: number,
+): boolean {
+  if (sdDegenerate(parent, r)) return true;
+  if (!sameCpus(sd.span, parent.span)) return false;
+  const cflags = sd.flags;
+  let pflags = parent.flags;
+  if (r.wakeBalanceSubset && cflags & SD_WAKE_AFFINE) pflags &= ~SD_WAKE_BALANCE;
+  if (parent.groups.length === 1) {
+    pflags &= ~r.parentOneGroup;
+    if (r.serializeIfOneNode && nrNodeIds === 1) pflags &= ~SD_SERIALIZE;
+  }
+  return (~cflags & pflags) === 0;
+}
+
+function sameCpus(a: number[], b: number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// build_sched_domains
+
+export interface BuildOptions {
+  /** Simulated time of the (re)build: last_balance of every new domain (jiffies in the kernel). */
+  nowNs?: number;
+}
+
+/**
+ * Builds the sched-domain hierarchy of the online CPUs as the kernel of `era` does. Group
+ * capacities come from `groupCapacity` (a patchable decision; defaultGroupCapacity(era) is the
+ * kernel's). Group objects are shared by every CPU whose domain has that group, as the kernel
+ * shares sched_group/sched_group_capacity, so sgc->imbalance set by one CPU is seen by all.
+ */
+export function buildSchedDomains(
+  machine: Machine,
+  online: boolean[],
+  era: Era,
+  groupCapacity: GroupCapacityFn = defaultGroupCapacity(era),
+  opts: BuildOptions = {},
+): DomainTree {
+  const n = machine.cpus.length;
+  if (!Array.isArray(online) || online.length !== n) {
+    throw new Error(
+      `buildSchedDomains: online must be a boolean per CPU (${n} entries; got ${Array.isArray(online) ? online.length : typeof online})`,
+    );
+  }
+  const onlineIds = machine.cpus.filter((c) => online[c.id]).map((c) => c.id);
+  if (onlineIds.length === 0)
+    throw new Error("buildSchedDomains: online must leave at least one CPU online");
+  const levels = topologyLevels(machine, era);
+  const lastBalance = opts.nowNs ?? 0;
+
+  // 1. Per-CPU domains at every level, linked child -> parent (build_sched_domain).
+  const perLevel: (SchedDomain | null)[][] = levels.map(() =>
+    new Array<SchedDomain | null>(n).fill(null),
+  );
+  const levelOf = new Map<SchedDomain, number>();
+  for (const cpu of onlineIds) {
+    let child: SchedDomain | null = null;
+    for (let li = 0; li < levels.length; li++) {
+      const tl = levels[li];
+      let span = tl.mask(cpu).filter((c) => online[c]);
+      // "BUG: arch topology borken": the kernel widens the span to contain the child's.
+      if (child && !child.span.every((c) => span.includes(c)))
+        span = [...new Set([...span, ...child.span])].sort((a, b) => a - b);
+      const p = tl.params(span.length);
+      const sd: SchedDomain = {
+        level: tl.name,
+        cpu,
+        span,
+        spanWeight: span.length,
+        flags: p.flags,
+        groups: [],
+        parent: null,
+        child,
+        minInterval: p.minInterval,
+        maxInterval: p.maxInterval,
+        busyFactor: p.busyFactor,
+        imbalancePct: p.imbalancePct,
+        cacheNiceTries: p.cacheNiceTries,
+        busyIdx: p.busyIdx,
+        idleIdx: p.idleIdx,
+        newidleIdx: p.newidleIdx,
+        wakeIdx: p.wakeIdx,
+        forkexecIdx: p.forkexecIdx,
+        imbNumaNr: 0,
+        balanceInterval: p.balanceInterval,
+        lastBalance,
+        nrBalanceFailed: 0,
+        maxNewidleLbCost: 0,
+      };
+      if (child) child.parent = sd;
+      perLevel[li][cpu] = sd;
+      levelOf.set(sd, li);
+      child = sd;
+      // 3.x+ stops once a level spans every CPU; 2.6.29 always builds all four levels.
+      if (ERA_TRAITS[era].family !== "2.6" && span.length === onlineIds.length) break;
+    }
+  }
+
+  // 2. Groups: the child domains' spans (a CPU each at the bottom), local group first.
+  const pool = new Map<string, { group: SchedGroup; ownerLevel: number }>();
+  const groupsByLevel: SchedGroup[][] = levels.map(() => []);
+  const getGroup = (
+    li: number,
+    cpus: number[],
+    balanceCpu: number,
+    ownerLevel: number,
+  ): SchedGroup => {
+    const key = `${li}:${cpus.join(",")}`;
+    let e = pool.get(key);
+    if (!e) {
+      e = {
+        group: {
+          cpus,
+          weight: cpus.length,
+          capacity: SCHED_CAPACITY_SCALE * cpus.length,
+          imbalance: false,
+          balanceCpu,
+        },
+        ownerLevel,
+      };
+      pool.set(key, e);
+      groupsByLevel[li].push(e.group);
+    }
+    return e.group;
+  };
+  for (let li = 0; li < levels.length; li++) {
+    for (const cpu of onlineIds) {
+      const sd = perLevel[li][cpu];
+      if (sd) sd.groups = levels[li].overlap ? overlapGroups(sd, li) : plainGroups(sd, li);
+    }
+  }
+  function wrap(span: number[], cpu: number): number[] {
+    const i = span.indexOf(cpu);
+    return i <= 0 ? span : [...span.slice(i), ...span.slice(0, i)];
+  }
+  // build_sched_groups / get_group: group = span of CPU i's child domain at this level.
+  function plainGroups(sd: SchedDomain, li: number): SchedGroup[] {
+    const covered = new Set<number>();
+    const out: SchedGroup[] = [];
+    for (const i of wrap(sd.span, sd.cpu)) {
+      if (covered.has(i)) continue;
+      const sib = perLevel[li][i];
+      const cpus = sib?.child ? sib.child.span : [i];
+      for (const c of cpus) covered.add(c);
+      out.push(getGroup(li, cpus, cpus[0], li));
+    }
+    return out;
+  }
+  // build_overlap_sched_groups (NUMA levels): groups may overlap; balance CPU from the balance mask.
+  function overlapGroups(sd: SchedDomain, li: number): SchedGroup[] {
+    const covered = new Set<number>();
+    const out: SchedGroup[] = [];
+    for (const i of wrap(sd.span, sd.cpu)) {
+      if (covered.has(i)) continue;
+      let sib = perLevel[li][i];
+      if (!sib?.span.includes(i)) continue;
+      if (sib.child && !sib.child.span.every((c) => sd.span.includes(c))) {
+        // find_descended_sibling: go down until the child fits, then skip equal-span levels.
+        while (sib.child && !sib.child.span.every((c) => sd.span.includes(c))) sib = sib.child;
+        while (sib.child && sameCpus(sib.child.span, sib.span)) sib = sib.child;
+      }
+      const cpus = sib.child ? sib.child.span : sib.span;
+      const owner = levelOf.get(sib) ?? li;
+      // build_balance_mask: CPUs whose own domain at that level has exactly this child span.
+      const mask = cpus.filter((j) => {
+        const s = perLevel[owner][j];
+        return s?.child ? sameCpus(s.child.span, cpus) : false;
+      });
+      for (const c of cpus) covered.add(c);
+      out.push(getGroup(li, cpus, mask.length ? mask[0] : cpus[0], owner));
+    }
+    return out;
+  }
+
+  // 3. Group capacities, bottom-up, computed through the group's balance CPU's domain.
+  const cpuCapacity = (cpu: number): number => {
+    const base = perLevel[0][cpu];
+    if (hasSmtGain(era) && base && base.flags & SD_SHARE_CPUCAPACITY && base.spanWeight > 1) {
+      return Math.floor(SMT_GAIN / base.spanWeight); // arch_scale_cpu_capacity with smt_gain
+    }
+    return machine.cpus[cpu].capacity;
+  };
+  for (let li = 0; li < levels.length; li++) {
+    for (const group of groupsByLevel[li]) {
+      const owner = pool.get(`${li}:${group.cpus.join(",")}`)!.ownerLevel;
+      const sd = perLevel[owner][group.balanceCpu];
+      if (!sd) {
+        group.capacity = sum(group.cpus.map(cpuCapacity));
+        continue;
+      }
+      const childGroupCapacities = sd.child ? sd.child.groups.map((g) => g.capacity) : null;
+      const cap = groupCapacity({ era, sd, group, childGroupCapacities, cpuCapacity });
+      if (!Number.isFinite(cap) || cap <= 0) {
+        throw new Error(
+          `topology.group_capacity returned ${cap} for ${sd.level} group {${cpulist(group.cpus)}}; it must be a positive number`,
+        );
+      }
+      group.capacity = cap;
+    }
+  }
+
+  // 4. imb_numa_nr (5.18+), on the pre-degeneration hierarchy as the kernel computes it.
+  if (eraAtLeast(era, "5.18")) {
+    for (const cpu of onlineIds) computeImbNumaNr(perLevel[0][cpu]);
+  }
+
+  // 5. cpu_attach_domain: drop degenerate domains per CPU.
+  const rules = degenerateRules(era);
+  const nrNodeIds = machine.nodeDistance.length;
+  const domains: SchedDomain[][] = Array.from({ length: n }, () => []);
+  for (const cpu of onlineIds) {
+    let sd: SchedDomain | null = perLevel[0][cpu];
+    for (let tmp: SchedDomain | null = sd; tmp; ) {
+      const parent: SchedDomain | null = tmp.parent;
+      if (!parent) break;
+      if (sdParentDegenerate(tmp, parent, rules, nrNodeIds)) {
+        tmp.parent = parent.parent;
+        if (parent.parent) parent.parent.child = tmp;
+        // The spans match, so the parent's prefer-sibling property transfers down.
+        if (rules.transferPreferSibling && parent.flags & SD_PREFER_SIBLING)
+          tmp.flags |= SD_PREFER_SIBLING;
+      } else {
+        tmp = parent;
+      }
+    }
+    if (sd && sdDegenerate(sd, rules)) {
+      sd = sd.parent;
+      if (sd) sd.child = null;
+    }
+    for (let d = sd; d; d = d.parent) domains[cpu].push(d);
+  }
+
+  // 6. update_top_cache_domain: sd_llc (highest_flag_domain), sd_llc_size/id, sd_numa.
+  const sdLlc: (SchedDomain | null)[] = new Array(n).fill(null);
+  const sdLlcSize: number[] = new Array(n).fill(1);
+  const sdLlcId: number[] = Array.from({ length: n }, (_, i) => i);
+  const sdNuma: (SchedDomain | null)[] = new Array(n).fill(null);
+  for (const cpu of onlineIds) {
+    let hsd: SchedDomain | null = null;
+    for (const d of domains[cpu]) {
+      if (!(d.flags & SD_SHARE_PKG_RESOURCES)) break;
+      hsd = d;
+    }
+    if (hsd) {
+      sdLlc[cpu] = hsd;
+      sdLlcSize[cpu] = hsd.spanWeight;
+      sdLlcId[cpu] = hsd.span[0];
+    }
+    sdNuma[cpu] = domains[cpu].find((d) => d.flags & SD_NUMA) ?? null;
+  }
+  return { domains, sdLlc, sdLlcSize, sdLlcId, sdNuma, online: onlineIds };
+}
+
+/**
+ * build_sched_domains (5.18+, with "Adjust imb_numa_nr to a better approximation of memory
+ * channels"): at the first level above the LLC, allow nr_llcs tasks of imbalance, or 12.5 % of
+ * the span when there is one LLC; levels above scale it by span / first-NUMA-span.
+ */
+function computeImbNumaNr(base: SchedDomain | null): void {
+  let imb = 0;
+  let imbSpan = 1;
+  for (let sd = base; sd; sd = sd.parent) {
+    const child = sd.child;
+    if (!(sd.flags & SD_SHARE_PKG_RESOURCES) && child && child.flags & SD_SHARE_PKG_RESOURCES) {
+      const nrLlcs = Math.floor(sd.spanWeight / child.spanWeight);
+      imb = Math.max(1, nrLlcs === 1 ? sd.spanWeight >> 3 : nrLlcs);
+      sd.imbNumaNr = imb;
+      let top = sd.parent;
+      while (top && !(top.flags & SD_NUMA)) top = top.parent;
+      imbSpan = top ? top.spanWeight : sd.spanWeight;
+    } else {
+      sd.imbNumaNr = imb * Math.max(1, Math.floor(sd.spanWeight / imbSpan));
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Readable dump
+
+/** A cpulist string as the kernel prints masks ("0-3,8,10-11"). */
+export function cpulist(cpus: readonly number[]): string {
+  const s = [...cpus].sort((a, b) => a - b);
+  const parts: string[] = [];
+  for (let i = 0; i < s.length; ) {
+    let j = i;
+    while (j + 1 < s.length && s[j + 1] === s[j] + 1) j++;
+    parts.push(j > i ? `${s[i]}-${s[j]}` : `${s[i]}`);
+    i = j + 1;
+  }
+  return parts.join(",");
+}
+
+/**
+ * Per CPU, each domain level with span, parameters, flags by name and groups with capacity,
+ * in the spirit of sched_domain_debug() and /proc/schedstat.
+ */
+export function describeDomains(tree: DomainTree): string {
+  const lines: string[] = [];
+  const on = new Set(tree.online);
+  for (let cpu = 0; cpu < tree.domains.length; cpu++) {
+    if (!on.has(cpu)) {
+      lines.push(`cpu${cpu}: offline`);
+      continue;
+    }
+    const numa = tree.sdNuma[cpu];
+    lines.push(
+      `cpu${cpu}: sd_llc_size=${tree.sdLlcSize[cpu]} sd_llc_id=${tree.sdLlcId[cpu]} sd_numa=${numa ? numa.level : "none"}`,
+    );
+    const doms = tree.domains[cpu];
+    if (doms.length === 0) lines.push("  attaching NULL sched-domain");
+    doms.forEach((sd, i) => {
+      lines.push(`  domain-${i}: ${sd.level} span=${cpulist(sd.span)} weight=${sd.spanWeight}`);
+      lines.push(
+        `    interval=${sd.minInterval}..${sd.maxInterval}ms balance_interval=${sd.balanceInterval}ms busy_factor=${sd.busyFactor} ` +
+          `imbalance_pct=${sd.imbalancePct} cache_nice_tries=${sd.cacheNiceTries} ` +
+          `idx(busy/idle/newidle/wake/forkexec)=${sd.busyIdx}/${sd.idleIdx}/${sd.newidleIdx}/${sd.wakeIdx}/${sd.forkexecIdx}` +
+          (sd.imbNumaNr ? ` imb_numa_nr=${sd.imbNumaNr}` : ""),
+      );
+      lines.push(`    flags: ${sdFlagNames(sd.flags).join(" ") || "(none)"}`);
+      lines.push(
+        `    groups: ${sd.groups.map((g) => `{${cpulist(g.cpus)}} cap=${g.capacity}`).join(", ")}`,
+      );
+    });
+  }
+  return lines.join("\n");
+}

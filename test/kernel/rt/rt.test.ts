@@ -1,0 +1,181 @@
+// The RT class's SMP bookkeeping (pushable plist, rt_nr_migratory, overload / rto_mask, cpupri)
+// and the placement decisions that do not need the core's push/pull wiring.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { buildKernel, preset } from "../../../src/index";
+import type { Era } from "../../../src/index";
+import { run, sleep } from "../../../src/kernel/ops";
+import type { Kernel } from "../../../src/kernel/core/core";
+import type { Task } from "../../../src/kernel/sched";
+import { convertPrio, rqCpupriPrio } from "../../../src/kernel/rt/cpupri";
+import { MAX_RT_PRIO } from "../../../src/kernel/prio";
+import { findLowestRq } from "../../../src/kernel/rt/select";
+
+const MS = 1_000_000;
+const hog = function* () {
+  yield run(Infinity);
+};
+
+function kernel(era: Era, machine = "core2-2x2"): Kernel {
+  const m = preset(machine);
+  return buildKernel({ machine: m, online: m.online, era, patches: [], seed: "t", trace: false });
+}
+
+/** Every RT invariant the push/pull code relies on. */
+function checkRt(k: Kernel): void {
+  const rd = k.rt.rd;
+  let rto = 0;
+  for (const rq of k.rqs) {
+    const rt = rq.rt;
+    const queued = rt.queues.flat();
+    const at = `t=${k.now} cpu${rq.cpu}`;
+    assert.equal(rt.rtNrRunning, queued.length, `${at}: rt_nr_running`);
+    assert.equal(
+      rt.rtNrMigratory,
+      queued.filter((t) => t.nrCpusAllowed > 1).length,
+      `${at}: rt_nr_migratory`,
+    );
+    const best = queued.reduce((m, t) => Math.min(m, t.prio), MAX_RT_PRIO);
+    assert.equal(rt.highestPrio, best, `${at}: highest_prio.curr`);
+    if (rq.online)
+      assert.equal(
+        rd.cpupri.level(rq.cpu),
+        convertPrio(rd.cpupri.numbering, rqCpupriPrio(rd.cpupri.numbering, best)),
+        `${at}: cpupri level`,
+      );
+    assert.equal(rt.overloaded, rt.rtNrRunning > 1 && rt.rtNrMigratory > 0, `${at}: overloaded`);
+    assert.equal(rd.rtoMask[rq.cpu], rt.overloaded ? 1 : 0, `${at}: rto_mask`);
+    rto += rd.rtoMask[rq.cpu];
+    const pushable = queued.filter((t) => t !== rq.curr && t.nrCpusAllowed > 1);
+    assert.deepEqual(
+      new Set(rt.pushable),
+      new Set(pushable),
+      `${at}: pushable = queued, not running, migratable`,
+    );
+    for (let i = 1; i < rt.pushable.length; i++)
+      assert.ok(rt.pushable[i - 1].prio <= rt.pushable[i].prio, `${at}: plist order`);
+    for (const t of queued) assert.equal(t.cpu, rq.cpu, `${at}: ${t.comm} queued on the wrong rq`);
+  }
+  assert.equal(rd.rtoCount, rto, "rto_count");
+}
+
+test("pushable plist, migratory count, overload and rto_mask follow enqueue, pick and dequeue", () => {
+  const k = kernel("3.19");
+  // Every other CPU runs something more important, so nothing below can be pushed away.
+  for (const c of [1, 2, 3])
+    k.spawn({ comm: `r${c}`, program: hog, policy: "fifo", rtPriority: 90, cpu: c, cpus: [c] });
+  const a = k.spawn({ comm: "a", program: hog, policy: "fifo", rtPriority: 50, cpu: 0 });
+  k.runUntil(MS);
+  assert.equal(k.rqs[0].curr, a);
+  assert.equal(k.rqs[0].rt.pushable.length, 0, "the running task is never pushable");
+  assert.equal(k.rqs[0].rt.overloaded, false);
+  k.spawn({ comm: "p", program: hog, policy: "fifo", rtPriority: 40, cpu: 0, cpus: [0] });
+  assert.equal(k.rqs[0].rt.pushable.length, 0, "a pinned task is never pushable");
+  assert.equal(k.rqs[0].rt.overloaded, true, "two RT tasks, one migratory");
+  assert.equal(k.rt.rd.rtoCount, 1);
+  k.spawn({ comm: "b", program: hog, policy: "fifo", rtPriority: 40, cpu: 0, cpus: [0, 1] });
+  const c = k.spawn({
+    comm: "c",
+    program: hog,
+    policy: "fifo",
+    rtPriority: 45,
+    cpu: 0,
+    cpus: [0, 1],
+  });
+  assert.deepEqual(
+    k.rqs[0].rt.pushable.map((t) => t.comm),
+    ["c", "b"],
+  );
+  assert.equal(k.rt.highestPrioNext(k.rqs[0]), c.prio);
+  checkRt(k);
+});
+
+test("check_preempt_equal_prio: a pinned wakee runs at once when the equal-prio curr can move", () => {
+  const k = kernel("3.19");
+  const a = k.spawn({ comm: "a", program: hog, policy: "fifo", rtPriority: 50, cpu: 0 });
+  for (const c of [1, 2, 3]) k.spawn({ comm: `c${c}`, program: hog, cpu: c, cpus: [c] });
+  k.runUntil(MS);
+  const p = k.spawn({ comm: "p", program: hog, policy: "fifo", rtPriority: 50, cpu: 0, cpus: [0] });
+  k.runUntil(2 * MS);
+  assert.equal(k.rqs[0].curr, p, "requeued at the head and rescheduled");
+  k.rt.postSchedule(k.rqs[0]); // the push the core runs after the switch
+  k.runUntil(3 * MS);
+  assert.equal(a.cpu, 1);
+  assert.equal(k.rqs[1].curr, a);
+  checkRt(k);
+});
+
+test("fork placement: a new RT task avoids a CPU whose RT curr is as important", () => {
+  const k = kernel("3.19");
+  k.spawn({ comm: "a", program: hog, policy: "fifo", rtPriority: 50, cpu: 0 });
+  k.runUntil(MS);
+  const f = k.spawn({ comm: "f", program: hog, policy: "fifo", rtPriority: 50 }); // parent cpu: 0
+  assert.notEqual(f.cpu, 0);
+  const g = k.spawn({ comm: "g", program: hog, policy: "fifo", rtPriority: 60 });
+  assert.equal(g.cpu, 0, "more important than curr: stays and preempts");
+});
+
+test("find_lowest_rq: the first CPU of the nearest wake-affine domain (3.19), spread over it from 5.10 (6.19)", () => {
+  for (const era of ["3.19", "6.19"] as const) {
+    const k = kernel(era, "numa-2x12x2");
+    // cpu0 and its SMT sibling cpu24 run RT; the rest of the package runs nothing.
+    k.spawn({ comm: "a", program: hog, policy: "fifo", rtPriority: 50, cpu: 0, cpus: [0] });
+    k.spawn({ comm: "b", program: hog, policy: "fifo", rtPriority: 50, cpu: 24, cpus: [24] });
+    k.runUntil(MS);
+    const w = k.spawn({
+      comm: "w",
+      program: function* () {
+        yield sleep(1e12);
+      },
+      policy: "fifo",
+      rtPriority: 40,
+      cpu: 5,
+    });
+    k.runUntil(2 * MS);
+    const picks = [0, 1, 2].map(() => findLowestRq(k, w, 0));
+    assert.deepEqual(picks, era === "3.19" ? [1, 1, 1] : [1, 2, 3], era);
+  }
+});
+
+test("bookkeeping holds through a busy mix of RT priorities and CFS on 48 CPUs", () => {
+  for (const era of ["3.19", "4.8", "6.19"] as const) {
+    const k = kernel(era, "numa-2x12x2");
+    const tasks: Task[] = [];
+    const prios = [10, 20, 30];
+    for (let i = 0; i < 60; i++) {
+      const cpus = i % 7 === 0 ? [i % 48] : undefined;
+      tasks.push(
+        k.spawn({
+          comm: `rt${i}`,
+          policy: i % 5 === 0 ? "rr" : "fifo",
+          rtPriority: prios[i % 3],
+          cpu: i % 48,
+          cpus,
+          program: function* (t) {
+            for (;;) {
+              yield run(50_000 + Math.floor(t.random() * 400_000));
+              yield sleep(100_000 + Math.floor(t.random() * 1_500_000));
+            }
+          },
+        }),
+      );
+    }
+    for (let i = 0; i < 24; i++) k.spawn({ comm: `cfs${i}`, program: hog, cpu: (i * 2) % 48 });
+    for (let t = 10 * MS; t <= 200 * MS; t += 10 * MS) {
+      k.runUntil(t);
+      k.checkInvariants();
+      checkRt(k);
+    }
+    assert.ok(
+      tasks.every((t) => t.se.sumExecRuntime > 0),
+      `${era}: every RT task ran`,
+    );
+    assert.ok(
+      (k.counters.wakePlacement.rt_lowest ?? 0) > 0,
+      `${era}: wakeups were placed by find_lowest_rq`,
+    );
+    const pullish =
+      (k.counters.other.rt_pull_attempt ?? 0) + (k.counters.other.rt_tell_cpu_to_push ?? 0);
+    assert.ok(pullish > 0, `${era}: CPUs going idle looked for RT work`);
+  }
+});
