@@ -29,6 +29,7 @@ export interface TtwuQueueCondCtx {
 
 declare module "../hooks" {
   interface HookTypes {
+    /** ttwu_queue_cond: queue the wakee on the target CPU's wakelist instead of locking its rq. */
     "core.ttwu_queue_cond": (ctx: TtwuQueueCondCtx) => boolean;
   }
 }

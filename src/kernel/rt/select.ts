@@ -59,9 +59,13 @@ export interface FindLowestRqCtx {
 
 declare module "../hooks" {
   interface HookTypes {
+    /** select_task_rq_rt: the CPU a waking or forked RT task is placed on. */
     "rt.select_task_rq": (ctx: SelectTaskRqRtCtx) => number;
+    /** select_task_rq_rt / task_woken_rt: move the wakee away from an RT curr that is at least as important (curr->prio <= p->prio). */
     "rt.wakeup_push_cond": (ctx: WakeupPushCondCtx) => boolean;
+    /** select_task_rq_rt / find_lock_lowest_rq: use (or lock) find_lowest_rq's CPU only if p outranks its highest_prio.curr (v4.0+). */
     "rt.target_feasible": (ctx: TargetFeasibleCtx) => boolean;
+    /** find_lowest_rq: the CPU running the least important work that p may preempt (-1: none). */
     "rt.find_lowest_rq": (ctx: FindLowestRqCtx) => number;
   }
 }

@@ -363,15 +363,25 @@ export interface GetSdBalanceIntervalCtx {
 }
 
 export interface LbHookSignatures {
+  /** find_busiest_group: the busiest group of a domain and env->imbalance, or balanced. */
   "fair.find_busiest_group": (ctx: FindBusiestGroupCtx) => FbgResult;
+  /** calculate_imbalance: how much (load, util, tasks) to move and as what migration type. */
   "fair.calculate_imbalance": (ctx: CalculateImbalanceCtx) => ImbalanceResult;
+  /** find_busiest_queue: the runqueue to pull from within the busiest group. */
   "fair.find_busiest_queue": (ctx: FindBusiestQueueCtx) => LbRq | null;
+  /** can_migrate_task: affinity, running and cache-hot refusals. */
   "fair.can_migrate_task": (ctx: CanMigrateTaskCtx) => boolean;
+  /** task_hot: buddy and migration_cost cache-hotness. */
   "fair.task_hot": (ctx: TaskHotCtx) => boolean;
+  /** need_active_balance: kick the stopper to push the running task. */
   "fair.need_active_balance": (ctx: NeedActiveBalanceCtx) => boolean;
+  /** CPU_IDLE test: balanced if local->idle_cpus <= busiest->idle_cpus + slack (kernel: 1). */
   "fair.idle_imbalance_slack": (ctx: IdleImbalanceSlackCtx) => number;
+  /** allowed task imbalance between SD_NUMA groups with spare capacity (5.6 seed 003, 5.18 adjust_numa_imbalance). */
   "fair.numa_imbalance": (ctx: NumaImbalanceCtx) => number;
+  /** group_classify (5.5+): group_type of a sched_group. */
   "fair.group_classify": (ctx: GroupClassifyCtx) => GroupType56;
+  /** get_sd_balance_interval: jiffies between periodic balances of a domain. */
   "fair.get_sd_balance_interval": (ctx: GetSdBalanceIntervalCtx) => number;
 }
 export type LbHookName = keyof LbHookSignatures;
