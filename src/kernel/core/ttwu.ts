@@ -17,6 +17,7 @@ import { bump, rqLockStat } from "../counters";
 import { defineHook } from "../hooks";
 import { type Era, eraAtLeast } from "../features";
 
+/** Context of ttwu_queue_cond: wakelist or direct activation for a wakeup on `cpu`. */
 export interface TtwuQueueCondCtx {
   k: SchedCore;
   p: Task;

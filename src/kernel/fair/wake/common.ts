@@ -17,6 +17,7 @@ import type { HookTypes } from "../../hooks";
 
 // Wake flags as ttwu.ts defines them (duplicated to keep this module free of an import cycle).
 
+/** select_task_rq_fair(p, prev_cpu, wake_flags): the CPU a waking, forked or exec'ing task goes to. */
 export interface SelectTaskRqCtx {
   k: SchedCore;
   p: Task;
