@@ -113,3 +113,71 @@ export type { RandomSource, RandomStream } from "./sim/random";
 export type { EventQueue } from "./sim/event_queue";
 /** Notebook output: display.table(), display.ledger(), display.figure(), display.fmt(). */
 export * as display from "./notebook/display";
+
+// Kernel types a patch, a program or a Kernel user meets (hook contexts and what they hold).
+export type { SchedCore } from "./kernel/core/api";
+export type { KernelConfig } from "./kernel/core/core";
+export type {
+  Task,
+  Rq,
+  CfsRq,
+  RtRq,
+  SchedEntity,
+  SchedAvg,
+  PeltRemoved,
+  Policy,
+  ClassName,
+  TaskOp,
+  TaskProgram,
+} from "./kernel/sched";
+export type { Hooks, HookReplacement, HookReplacementEntry } from "./kernel/hooks";
+export type { FeatureName, FEATURES } from "./kernel/features";
+export type { ChannelKind } from "./kernel/channel";
+export type { ForkSpec, OpName } from "./kernel/ops";
+export type { SdLevel } from "./kernel/topology/sched_domain";
+export type {
+  BuildOptions,
+  GroupCapacityCtx,
+  GroupCapacityFn,
+} from "./kernel/topology/topology";
+export type { TtwuQueueCondCtx } from "./kernel/core/ttwu";
+export type {
+  SelectTaskRqCtx,
+  WakeWideCtx,
+  WakeAffineCtx,
+  SelectIdleSiblingCtx,
+  FindIdlestGroupCtx,
+} from "./kernel/fair/wake/common";
+export type {
+  FindBusiestGroupCtx,
+  FbgResult,
+  CalculateImbalanceCtx,
+  ImbalanceResult,
+  FindBusiestQueueCtx,
+  CanMigrateTaskCtx,
+  TaskHotCtx,
+  NeedActiveBalanceCtx,
+  IdleImbalanceSlackCtx,
+  NumaImbalanceCtx,
+  GroupClassifyCtx,
+  GetSdBalanceIntervalCtx,
+  LbRq,
+  LbTask,
+  LbEnv,
+  LbHookLookup,
+  LbHookSignatures,
+  LbHookName,
+  CpuIdleType,
+  MigrationType,
+  LbBalancedReason,
+  SgLbStats48,
+  SgLbStats56,
+  SdLbStats48,
+  SdLbStats56,
+} from "./kernel/fair/lb/types";
+export type {
+  SelectTaskRqRtCtx,
+  WakeupPushCondCtx,
+  TargetFeasibleCtx,
+  FindLowestRqCtx,
+} from "./kernel/rt/select";

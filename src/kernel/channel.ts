@@ -2,6 +2,7 @@
 // cache holds its freshly written bytes, and the readers blocked on it.
 import type { Task } from "./sched";
 
+/** A channel's kind: a pipe, or a datagram socket that drops what does not fit. */
 export type ChannelKind = "pipe" | "dgram";
 
 /** A pipe or datagram socket between tasks (the pipe_inode_info / socket receive queue). */
@@ -38,6 +39,7 @@ export class Channel {
       throw new Error(`channel ${name}: capacityBytes must be > 0 (got ${capacityBytes})`);
   }
 
+  /** Messages queued and not yet read (the pipe's / receive queue's length). */
   get length(): number {
     return this.count;
   }

@@ -1,6 +1,7 @@
 // Scheduler-wide counters: what moved, why, and what it cost. Filled by the kernel model and
 // copied into IterationResult.sched.
 
+/** Load-balance outcomes of one domain level and idle type (cf. the sd->lb_* schedstats). */
 export interface BalanceLevelStats {
   passes: number;
   balanced: number;
@@ -9,6 +10,7 @@ export interface BalanceLevelStats {
   activeBalances: number;
 }
 
+/** Scheduler-wide counters: what moved, why, and what it cost (cf. /proc/schedstat). */
 export interface SchedCounters {
   contextSwitches: number;
   /** Migrations by reason (see MigrationReason). */

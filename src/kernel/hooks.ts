@@ -52,8 +52,10 @@ export function assertHookName(name: string, where = "hook"): asserts name is Ho
   }
 }
 
+/** One hook replacement a patch carries: the hook, its replacement, and the patch's name. */
 export interface HookReplacementEntry {
   hook: string;
+  /** The replacement, called as fn(ctx, base) (a HookReplacement). */
   fn: (ctx: never, base: never) => unknown;
   patch: string;
 }
@@ -75,6 +77,7 @@ export class Hooks {
     }
   }
 
+  /** The implementation of a hook in force for this kernel. */
   get<K extends HookName>(name: K): HookTypes[K] {
     const f = this.impls.get(name);
     if (!f) throw new Error(`unknown hook "${name}" (accepted: ${hookNames().join(", ")})`);

@@ -3,6 +3,7 @@
 import type { Channel } from "./channel";
 import type { Policy, TaskApi, TaskOp } from "./sched";
 
+/** The name of an operation (the system call it stands for). */
 export type OpName =
   | "run"
   | "sleep"
@@ -65,6 +66,7 @@ export class Op implements TaskOp {
   policy: Policy = "normal";
   rtPriority = 0;
   cpus: number[] | null = null;
+  /** call: the kernel-side callback to run in the task's context. */
   fn: (() => void) | null = null;
   /** fork: the child to create; the op's result (yield's value) is the child's pid. */
   child: ForkSpec | null = null;

@@ -255,6 +255,7 @@ export class Task {
     this.nrCpusAllowed = nrCpus;
   }
 
+  /** set_cpus_allowed_ptr: the CPUs p may run on. */
   setAffinity(cpus: number[]): void {
     const n = this.cpusAllowed.length;
     const mask = new Uint8Array(n);
@@ -363,6 +364,7 @@ export class Rq {
 
   constructor(readonly cpu: number) {}
 
+  /** Nothing running, queued or pending on the wakelist (cf. idle_cpu()). */
   isIdle(): boolean {
     return this.curr === null && this.nrRunning === 0 && this.ttwuPending === 0;
   }

@@ -17,6 +17,10 @@ import type { CfsTiming, Rq, SchedClass, Task } from "../sched";
 import type { DomainTree } from "../topology/sched_domain";
 import type { MigrationReason, TraceRecord } from "../trace";
 
+/**
+ * What core.c offers the rest of the scheduler (the functions sched.h declares); a hook's `ctx.k`.
+ * Kernel is its one implementation.
+ */
 export interface SchedCore {
   // ------------------------------------------------ state
   /** Simulated time, ns (rq_clock; one clock for all CPUs). */
@@ -35,9 +39,11 @@ export interface SchedCore {
   readonly tasks: Task[];
   readonly counters: SchedCounters;
   readonly random: RandomSource;
+  /** The cache-warmth model. @internal */
   readonly cache: CacheModel;
   readonly trace: TraceRecord[] | null;
   domains: DomainTree;
+  /** Scaled CFS timing (sched_init_granularity). @internal */
   cfsTiming: CfsTiming;
   readonly tickNs: number;
   /** Runqueues with two or more tasks (root_domain->overload). */
@@ -52,43 +58,72 @@ export interface SchedCore {
   readonly newIdleHooks: Array<(rq: Rq) => void>;
 
   // ------------------------------------------------ classes
-  /** The classes in priority order (for_each_class). */
+  /** The classes in priority order (for_each_class). @internal */
   readonly classes: readonly SchedClass[];
-  /** p->sched_class. */
+  /** p->sched_class. @internal */
   classFor(p: Task): SchedClass;
-  /** The RT class, for the RT balancer's root domain and pull. */
+  /** The RT class, for the RT balancer's root domain and pull. @internal */
   readonly rt: RtClassApi;
 
   // ------------------------------------------------ core.c functions
+  /** num_online_cpus(). */
   onlineCount(): number;
+  /** build_sched_domains over the online CPUs, with the hooks' group capacities. */
   buildDomains(): DomainTree;
+  /** alloc_pid(): the next free pid. */
   allocPid(): number;
+  /** find_task_by_pid_ns(): the task with this pid, if any. */
   taskByPid(pid: number): Task | undefined;
+  /** fork + wake_up_new_task of a user task (kernel/fork.c). */
   spawn(spec: SpawnSpec): Task;
+  /** A stop-class kernel thread pinned to `cpu`, created asleep (kthread_create_on_cpu). */
   spawnKernelThread(comm: string, cpu: number, program: Program): Task;
+  /** Work done by p, including the part of the running segment so far. */
   workDone(p: Task): number;
+  /** Work per ns on this CPU relative to a 1024-capacity CPU (arch_scale_cpu_capacity / 1024). */
   speed(cpu: number): number;
-  /** The balancer's view of a runqueue / a task. */
+  /** The balancer's view of a runqueue. */
   lbRq(cpu: number): LbRq;
+  /** The balancer's view of a task. */
   lbTask(p: Task): LbTask;
+  /** enqueue_task. */
   enqueueTask(rq: Rq, p: Task, flags: number): void;
+  /** dequeue_task. */
   dequeueTask(rq: Rq, p: Task, flags: number): void;
+  /** activate_task. */
   activateTask(rq: Rq, p: Task, flags: number): void;
+  /** deactivate_task. */
   deactivateTask(rq: Rq, p: Task, flags: number): void;
+  /** check_preempt_curr (wakeup_preempt in 6.x). */
   checkPreemptCurr(rq: Rq, p: Task): void;
+  /** set_task_cpu: change task_cpu(p), counting the migration. */
   setTaskCpu(p: Task, cpu: number, reason: MigrationReason): void;
+  /** Moves a queued, not running task between runqueues (detach_task + attach_task). */
   moveQueuedTask(p: Task, dstCpu: number, reason: MigrationReason): void;
+  /** put_prev_task of prev's class. */
   putPrevTask(rq: Rq, prev: Task): void;
+  /** resched_curr. */
   reschedCurr(rq: Rq): void;
+  /** Delivers a reschedule/call-function notification to another CPU (smp_send_reschedule). */
   kickCpu(rq: Rq, kind: "resched" | "call_function_single"): void;
+  /** An IPI whose handler runs fn on rq's CPU (smp_call_function_single). */
   sendIpi(rq: Rq, fn: () => void): void;
+  /** __schedule(). */
   schedule(rq: Rq): void;
+  /** scheduler_tick. */
   schedulerTick(rq: Rq): void;
+  /** Starts (or continues) executing the current task's program. */
   runCurr(rq: Rq): void;
+  /** After an event on a CPU: charge kernel work to its task, reschedule if asked. */
   finish(rq: Rq): void;
+  /** Switches the running task out for idle without dequeuing it (the CPU is going down). */
   preemptToIdle(rq: Rq): void;
+  /** Closes the idle accounting of a CPU that goes offline now. */
   markOffline(rq: Rq): void;
+  /** Reopens the accounting of a CPU that comes online now. */
   markOnline(rq: Rq): void;
+  /** Runs fn at simulated time t. */
   at(t: number, fn: () => void): void;
+  /** Arms a sleep timer for p (hrtimer_start). */
   armTimer(p: Task, expires: number): void;
 }

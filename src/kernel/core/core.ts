@@ -42,6 +42,7 @@ import type { SchedCore } from "./api";
 import { armTimer, at, runUntil } from "./events";
 import { IdleClass, StopClass } from "./stop_task";
 
+/** What a Kernel is built from: the machine, the era's tunables and features, the hooks in force. */
 export interface KernelConfig {
   machine: Machine;
   era: Era;
@@ -72,14 +73,20 @@ export class Kernel implements SchedCore {
   readonly tasks: Task[] = [];
   readonly counters: SchedCounters = newCounters();
   readonly random: RandomSource;
+  /** The cache-warmth model (migration and wakeup costs). @internal */
   readonly cache: CacheModel;
+  /** stop_sched_class. @internal */
   readonly stop: StopClass;
+  /** rt_sched_class. @internal */
   readonly rt: RtClass;
+  /** fair_sched_class. @internal */
   readonly fair: FairClass;
+  /** idle_sched_class. @internal */
   readonly idle: IdleClass;
-  /** The classes in priority order, as for_each_class walks them. */
+  /** The classes in priority order, as for_each_class walks them. @internal */
   readonly classes: readonly SchedClass[];
   domains: DomainTree;
+  /** Scaled CFS timing (sched_init_granularity). @internal */
   cfsTiming: CfsTiming;
   readonly tickNs: number;
   /** Runqueues with two or more tasks (root_domain->overload). */
@@ -97,6 +104,7 @@ export class Kernel implements SchedCore {
   readonly callbacks: Array<(() => void) | null> = [];
   private readonly rqViews: RqView[];
   private readonly taskViews = new Map<Task, TaskView>();
+  /** fair's load balancer (rebalance_domains, newidle and active balance). @internal */
   readonly balancer: FairBalancer;
   private nextPid = 1;
   private readonly idleStates;
@@ -137,6 +145,7 @@ export class Kernel implements SchedCore {
     this.balancer = new FairBalancer(this);
   }
 
+  /** build_sched_domains over the online CPUs, with the hooks' group capacities. */
   buildDomains(): DomainTree {
     const online = this.rqs.map((rq) => rq.online);
     return buildSchedDomains(
@@ -147,6 +156,7 @@ export class Kernel implements SchedCore {
     );
   }
 
+  /** num_online_cpus(). */
   onlineCount(): number {
     let n = 0;
     for (const rq of this.rqs) if (rq.online) n++;
@@ -165,16 +175,17 @@ export class Kernel implements SchedCore {
     return spawnKernelThread(this, comm, cpu, program);
   }
 
+  /** alloc_pid(): the next free pid. */
   allocPid(): number {
     return this.nextPid++;
   }
 
-  /** The balancer's view of a runqueue (one object per rq, reading live state). */
+  /** The balancer's view of a runqueue (one object per rq, reading live state). @internal */
   lbRq(cpu: number): RqView {
     return this.rqViews[cpu];
   }
 
-  /** The balancer's view of a task. */
+  /** The balancer's view of a task. @internal */
   lbTask(p: Task): TaskView {
     let v = this.taskViews.get(p);
     if (!v) {
@@ -184,6 +195,7 @@ export class Kernel implements SchedCore {
     return v;
   }
 
+  /** find_task_by_pid_ns(): the task with this pid, if any. */
   taskByPid(pid: number): Task | undefined {
     return this.tasks[pid - 1];
   }
@@ -206,7 +218,7 @@ export class Kernel implements SchedCore {
 
   // ---------------------------------------------------------------- class dispatch
 
-  /** p->sched_class. */
+  /** p->sched_class. @internal */
   classFor(p: Task): SchedClass {
     switch (p.schedClass) {
       case "fair":

@@ -17,6 +17,7 @@ import { bump, rqLockStat } from "../counters";
 import { defineHook } from "../hooks";
 import { type Era, eraAtLeast } from "../features";
 
+/** Context of ttwu_queue_cond: wakelist or direct activation for a wakeup on `cpu`. */
 export interface TtwuQueueCondCtx {
   k: SchedCore;
   p: Task;
@@ -29,6 +30,7 @@ export interface TtwuQueueCondCtx {
 
 declare module "../hooks" {
   interface HookTypes {
+    /** ttwu_queue_cond: queue the wakee on the target CPU's wakelist instead of locking its rq. */
     "core.ttwu_queue_cond": (ctx: TtwuQueueCondCtx) => boolean;
   }
 }

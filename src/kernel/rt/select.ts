@@ -21,6 +21,7 @@ export function rtTask(p: Task): boolean {
   return p.prio < MAX_RT_PRIO;
 }
 
+/** select_task_rq_rt(p, prev_cpu, wake_flags): the CPU a waking or forked RT task goes to. */
 export interface SelectTaskRqRtCtx {
   k: SchedCore;
   p: Task;
@@ -29,6 +30,7 @@ export interface SelectTaskRqRtCtx {
   wakeFlags: number;
 }
 
+/** The curr-vs-wakee test of select_task_rq_rt / task_woken_rt. */
 export interface WakeupPushCondCtx {
   k: SchedCore;
   /** The rq p wakes on (select_task_rq_rt: task_cpu(p); task_woken_rt: the rq it was queued on). */
@@ -40,6 +42,7 @@ export interface WakeupPushCondCtx {
   site: "select_task_rq" | "task_woken";
 }
 
+/** The "p outranks the target's highest_prio.curr" test (v4.0+). */
 export interface TargetFeasibleCtx {
   k: SchedCore;
   p: Task;
@@ -48,6 +51,7 @@ export interface TargetFeasibleCtx {
   site: "select_task_rq" | "find_lock_lowest_rq";
 }
 
+/** find_lowest_rq(task): the CPU running the least important work task may preempt. */
 export interface FindLowestRqCtx {
   k: SchedCore;
   task: Task;
@@ -59,9 +63,13 @@ export interface FindLowestRqCtx {
 
 declare module "../hooks" {
   interface HookTypes {
+    /** select_task_rq_rt: the CPU a waking or forked RT task is placed on. */
     "rt.select_task_rq": (ctx: SelectTaskRqRtCtx) => number;
+    /** select_task_rq_rt / task_woken_rt: move the wakee away from an RT curr that is at least as important (curr->prio <= p->prio). */
     "rt.wakeup_push_cond": (ctx: WakeupPushCondCtx) => boolean;
+    /** select_task_rq_rt / find_lock_lowest_rq: use (or lock) find_lowest_rq's CPU only if p outranks its highest_prio.curr (v4.0+). */
     "rt.target_feasible": (ctx: TargetFeasibleCtx) => boolean;
+    /** find_lowest_rq: the CPU running the least important work that p may preempt (-1: none). */
     "rt.find_lowest_rq": (ctx: FindLowestRqCtx) => number;
   }
 }

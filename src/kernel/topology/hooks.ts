@@ -4,6 +4,7 @@ import { defaultGroupCapacity, type GroupCapacityFn } from "./topology";
 
 declare module "../hooks" {
   interface HookTypes {
+    /** init_sched_groups_power / update_group_capacity: the capacity (__cpu_power) of a sched group. */
     "topology.group_capacity": GroupCapacityFn;
   }
 }

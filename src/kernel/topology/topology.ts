@@ -46,6 +46,7 @@ export interface GroupCapacityCtx {
   /** The CPU's own capacity in this era (3.19/4.8 SMT threads: smt_gain / siblings). */
   cpuCapacity: (cpu: number) => number;
 }
+/** The group-capacity hook: a sched group's capacity (__cpu_power / sgc->capacity). */
 export type GroupCapacityFn = (ctx: GroupCapacityCtx) => number;
 
 /**
@@ -198,6 +199,7 @@ function sameCpus(a: number[], b: number[]): boolean {
 // ---------------------------------------------------------------------------------------------
 // build_sched_domains
 
+/** Options of buildSchedDomains. */
 export interface BuildOptions {
   /** Simulated time of the (re)build: last_balance of every new domain (jiffies in the kernel). */
   nowNs?: number;

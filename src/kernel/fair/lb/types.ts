@@ -80,7 +80,9 @@ export interface LbRq extends CpuLoadView {
  * The hook implementations in force, as src/kernel/hooks.ts's Hooks provides them (Hooks is
  * structurally one). Importing ./load_balance registers the balancer hooks and their defaults.
  */
+/** The hooks as the balancer looks them up (a Hooks, or null for the era defaults). */
 export interface LbHookLookup {
+  /** The implementation of a balancer hook in force. */
   get<K extends LbHookName>(name: K): LbHookSignatures[K];
 }
 
@@ -290,21 +292,26 @@ export interface LoadBalanceResult {
 // ---------------------------------------------------------------------------------------------
 // Hooks: names and typed contexts.
 
+/** find_busiest_group(env): the busiest group of env->sd, setting env->imbalance. */
 export interface FindBusiestGroupCtx {
   env: LbEnv;
 }
+/** find_busiest_queue(env, group): the runqueue to pull from within the busiest group. */
 export interface FindBusiestQueueCtx {
   env: LbEnv;
   group: SchedGroup;
 }
+/** can_migrate_task(p, env): may the balancer move this task? */
 export interface CanMigrateTaskCtx {
   env: LbEnv;
   task: LbTask;
 }
+/** task_hot(p, env): is this task cache-hot on its CPU? */
 export interface TaskHotCtx {
   env: LbEnv;
   task: LbTask;
 }
+/** need_active_balance(env): kick the stopper to push the busiest CPU's running task? */
 export interface NeedActiveBalanceCtx {
   env: LbEnv;
 }
@@ -313,6 +320,7 @@ export interface NeedActiveBalanceCtx {
 export type CalculateImbalanceCtx =
   | { env: LbEnv; family: "4.x"; sds: SdLbStats48 }
   | { env: LbEnv; family: "5.x"; sds: SdLbStats56 };
+/** What calculate_imbalance sets: env->imbalance and env->migration_type. */
 export interface ImbalanceResult {
   imbalance: number;
   migrationType: MigrationType;
@@ -347,12 +355,14 @@ export interface NumaImbalanceCtx {
   imbNumaNr: number;
 }
 
+/** group_classify(imbalance_pct, group, sgs) (5.5+): the group_type of a sched group. */
 export interface GroupClassifyCtx {
   env: LbEnv;
   group: SchedGroup;
   sgs: SgLbStats56;
 }
 
+/** get_sd_balance_interval(sd, cpu_busy): jiffies between periodic balances of a domain. */
 export interface GetSdBalanceIntervalCtx {
   sd: SchedDomain;
   cpuBusy: boolean;
@@ -362,18 +372,30 @@ export interface GetSdBalanceIntervalCtx {
   maxInterval: number;
 }
 
+/** The balancer's hooks and their signatures (merged into HookTypes). */
 export interface LbHookSignatures {
+  /** find_busiest_group: the busiest group of a domain and env->imbalance, or balanced. */
   "fair.find_busiest_group": (ctx: FindBusiestGroupCtx) => FbgResult;
+  /** calculate_imbalance: how much (load, util, tasks) to move and as what migration type. */
   "fair.calculate_imbalance": (ctx: CalculateImbalanceCtx) => ImbalanceResult;
+  /** find_busiest_queue: the runqueue to pull from within the busiest group. */
   "fair.find_busiest_queue": (ctx: FindBusiestQueueCtx) => LbRq | null;
+  /** can_migrate_task: affinity, running and cache-hot refusals. */
   "fair.can_migrate_task": (ctx: CanMigrateTaskCtx) => boolean;
+  /** task_hot: buddy and migration_cost cache-hotness. */
   "fair.task_hot": (ctx: TaskHotCtx) => boolean;
+  /** need_active_balance: kick the stopper to push the running task. */
   "fair.need_active_balance": (ctx: NeedActiveBalanceCtx) => boolean;
+  /** CPU_IDLE test: balanced if local->idle_cpus <= busiest->idle_cpus + slack (kernel: 1). */
   "fair.idle_imbalance_slack": (ctx: IdleImbalanceSlackCtx) => number;
+  /** allowed task imbalance between SD_NUMA groups with spare capacity (5.6 seed 003, 5.18 adjust_numa_imbalance). */
   "fair.numa_imbalance": (ctx: NumaImbalanceCtx) => number;
+  /** group_classify (5.5+): group_type of a sched_group. */
   "fair.group_classify": (ctx: GroupClassifyCtx) => GroupType56;
+  /** get_sd_balance_interval: jiffies between periodic balances of a domain. */
   "fair.get_sd_balance_interval": (ctx: GetSdBalanceIntervalCtx) => number;
 }
+/** The name of a balancer hook. */
 export type LbHookName = keyof LbHookSignatures;
 
 /** The hookable decision points of the balancer, for the hook registry. */

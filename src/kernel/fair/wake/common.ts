@@ -17,6 +17,7 @@ import type { HookTypes } from "../../hooks";
 
 // Wake flags as ttwu.ts defines them (duplicated to keep this module free of an import cycle).
 
+/** select_task_rq_fair(p, prev_cpu, wake_flags): the CPU a waking, forked or exec'ing task goes to. */
 export interface SelectTaskRqCtx {
   k: SchedCore;
   p: Task;
@@ -69,10 +70,15 @@ export interface FindIdlestGroupCtx {
 
 declare module "../../hooks" {
   interface HookTypes {
+    /** select_task_rq_fair: the CPU a waking, forked or exec'ing fair task is placed on. */
     "fair.select_task_rq": (ctx: SelectTaskRqCtx) => number;
+    /** wake_wide(p): true spreads a 1:N waker's wakees (no affine pull); false before 3.x had it. */
     "fair.wake_wide": (ctx: WakeWideCtx) => boolean;
+    /** wake_affine(): the CPU a wakeup targets, the waking CPU (affine) or prev_cpu. */
     "fair.wake_affine": (ctx: WakeAffineCtx) => number;
+    /** select_idle_sibling(p, prev, target): an idle CPU near target, else target (2.6.29: wake_idle). */
     "fair.select_idle_sibling": (ctx: SelectIdleSiblingCtx) => number;
+    /** find_idlest_group(): the sched group a fork/exec (or SD_BALANCE_WAKE wakeup) is pushed to, or null to go down a level. */
     "fair.find_idlest_group": (ctx: FindIdlestGroupCtx) => SchedGroup | null;
   }
 }
