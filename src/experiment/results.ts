@@ -69,19 +69,19 @@ export class Results {
    * ```ts
    * import { patch, topology, workload } from "schedlab";
    * const res = await topology("core2-2x2")
-   *   .workload(workload.hogs({ n: 6, seconds: 0.2 }))
-   *   .variants({ hz1000: [], hz100: [patch("hz100").tunable("hz", 100)] })
+   *   .workload(workload.hogs({ n: 2, cpus: [0], seconds: 0.2 }))
+   *   .variants({ base: [], long: [patch("latency x4").tunable("sched_latency_ns", 24e6)] })
    *   .run({ iterations: 3 });
    * console.log(res.compareText("sched.contextSwitches"));
    * ```
    * Prints:
    * ```text
-   *                                           hz1000              hz100
-   * Amean   sched.contextSwitches  42.000 (   0.00%)  40.000 *  -4.76%*
-   * Stddev  sched.contextSwitches             0.0000             0.0000
-   * CI95±   sched.contextSwitches             0.0000             0.0000
-   * p-value sched.contextSwitches                  -            <0.0001
-   * n       sched.contextSwitches                  3                  3
+   *                                             base              long
+   * Amean   sched.contextSwitches  21.000 (   0.00%)  6.000 * -71.43%*
+   * Stddev  sched.contextSwitches             0.0000            0.0000
+   * CI95±   sched.contextSwitches             0.0000            0.0000
+   * p-value sched.contextSwitches                  -           <0.0001
+   * n       sched.contextSwitches                  3                 3
    * * significant at the chosen alpha (Welch two-sided t-test vs baseline)
    * ```
    */

@@ -200,16 +200,17 @@ export class Patch {
  * @example
  * ```ts
  * import { patch, topology, workload } from "schedlab";
- * const hz100 = patch("hz100", { title: "CONFIG_HZ=100" }).tunable("hz", 100);
+ * const longer = patch("latency x4", { title: "sched_latency_ns = 24 ms" })
+ *   .tunable("sched_latency_ns", 24e6);
  * const res = await topology("core2-2x2")
- *   .workload(workload.hogs({ n: 6, seconds: 0.2 }))
- *   .variants({ hz1000: [], hz100: [hz100] })
+ *   .workload(workload.hogs({ n: 2, cpus: [0], seconds: 0.2 }))
+ *   .variants({ base: [], longer: [longer] })
  *   .run();
- * console.log(res.variants, res.mean("sched.contextSwitches", "hz100") < res.mean("sched.contextSwitches", "hz1000"));
+ * console.log(res.variants, res.mean("sched.contextSwitches", "longer") < res.mean("sched.contextSwitches", "base"));
  * ```
  * Prints:
  * ```text
- * [ 'hz1000', 'hz100' ] true
+ * [ 'base', 'longer' ] true
  * ```
  */
 export function patch(name: string, source?: Partial<PatchSource>): Patch {

@@ -202,7 +202,7 @@ export interface SleepersParams {
  * ```
  * Prints:
  * ```text
- * 1555 cycles/s
+ * 1620 cycles/s
  * ```
  */
 export function sleepers(params: SleepersParams): Workload {

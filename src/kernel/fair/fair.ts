@@ -9,6 +9,7 @@ import { ERA_TRAITS, tunableScale } from "../features";
 import {
   DO_ATTACH,
   initEntityRunnableAverage,
+  rqClockPelt,
   migrateTaskRqFairPelt,
   updateCfsRqLoadAvg,
   updateLoadAvg,
@@ -156,7 +157,7 @@ export class FairClass implements SchedClass {
 
   /** update_load_avg for an entity of this rq (no-op without PELT). */
   private updateLoad(rq: Rq, p: Task, flags = 0): void {
-    if (this.pelt) updateLoadAvg(this.k.now, rq.cfs, p.se, rq.cfs.curr === p, flags);
+    if (this.pelt) updateLoadAvg(rqClockPelt(this.k.now), rq.cfs, p.se, rq.cfs.curr === p, flags);
   }
 
   /**
@@ -167,7 +168,7 @@ export class FairClass implements SchedClass {
   postInitEntity(rq: Rq, p: Task): void {
     if (!this.pelt) return;
     const cfs = rq.cfs;
-    updateCfsRqLoadAvg(this.k.now, cfs);
+    updateCfsRqLoadAvg(rqClockPelt(this.k.now), cfs);
     const sa = p.se.avg;
     const cap = Math.floor((rq.cpuCapacityOrig - cfs.avg.utilAvg) / 2);
     if (cap > 0) {
@@ -309,6 +310,6 @@ export class FairClass implements SchedClass {
   /** migrate_task_rq_fair + the vruntime renormalisation around a CPU change. */
   migrateTaskRq(p: Task, from: Rq, to: Rq, queued: boolean): void {
     p.se.vruntime = p.se.vruntime - from.cfs.minVruntime + to.cfs.minVruntime;
-    if (this.pelt) migrateTaskRqFairPelt(this.k.now, from.cfs, p.se, queued);
+    if (this.pelt) migrateTaskRqFairPelt(rqClockPelt(this.k.now), from.cfs, p.se, queued);
   }
 }

@@ -13,6 +13,19 @@ export const LOAD_AVG_PERIOD = 32;
 export const LOAD_AVG_MAX = 47742;
 /** LOAD_AVG_MAX * y == LOAD_AVG_MAX - 1024: the smallest divider (pelt.h). */
 export const PELT_MIN_DIVIDER = LOAD_AVG_MAX - 1024;
+
+/**
+ * rq_clock_pelt() at simulated time `now`. The kernel's clock counts from boot, so it is never
+ * 0 when a task is created and last_update_time == 0 can mean "not attached" (set by
+ * migrate_task_rq_fair, read by update_load_avg's DO_ATTACH). A run starts at t = 0, so PELT's
+ * clock is offset: choice, one PELT period (1024 x 1024 ns), which keeps the period boundaries
+ * where an unshifted clock puts them. Without it, a task attached at t = 0 copies the cfs_rq's
+ * last_update_time of 0, is never aged, and is attached again at every enqueue.
+ */
+export function rqClockPelt(now: number): number {
+  return now + PELT_CLOCK_OFFSET_NS;
+}
+const PELT_CLOCK_OFFSET_NS = 1024 * 1024;
 /** runnable_avg_yN_inv[n] = y^n * 2^32 with y^32 = 0.5 (sched-pelt.h, generated). */
 export const runnable_avg_yN_inv: readonly number[] = [
   0xffffffff, 0xfa83b2da, 0xf5257d14, 0xefe4b99a, 0xeac0c6e6, 0xe5b906e6, 0xe0ccdeeb, 0xdbfbb796,

@@ -157,3 +157,42 @@ test("cfs_rq aggregate: attach adds, the rq tracks its weight, detach/remove sub
   updateLoadAvg(801 * MS, cfs, a, false, DO_DETACH);
   assert.ok(cfs.avg.loadAvg < 60, `left ${cfs.avg.loadAvg}`);
 });
+
+// A task spawned at t = 0 must be attached like any other: last_update_time 0 means "not
+// attached", and the kernel's clock is never 0 when a task is created, so ours must not be.
+test("util_avg of a 100% busy task spawned at t = 0 converges toward its CPU's capacity", async () => {
+  const { runIteration } = await import("../../../src/experiment/run");
+  const { preset } = await import("../../../src/machine/presets");
+  const { hogs } = await import("../../../src/workload/basic");
+  for (const era of ["4.8", "5.19", "6.19"] as const) {
+    const m = preset("core2-2x2");
+    const { kernel: k } = runIteration({
+      machine: m,
+      online: m.online,
+      era,
+      patches: [],
+      workload: hogs({ n: 4, seconds: 1, cpus: undefined }),
+      variant: "v",
+      iteration: 0,
+      seed: "pelt0",
+      durationNs: 1e9,
+      warmupNs: 0,
+      trace: false,
+    });
+    for (const rq of k.rqs) {
+      const cap = rq.cpuCapacityOrig;
+      assert.ok(
+        rq.cfs.avg.utilAvg <= cap,
+        `${era} cpu${rq.cpu}: util ${rq.cfs.avg.utilAvg} > ${cap}`,
+      );
+      assert.ok(
+        rq.cfs.avg.utilAvg >= 0.95 * cap,
+        `${era} cpu${rq.cpu}: util ${rq.cfs.avg.utilAvg}`,
+      );
+    }
+    for (const p of k.tasks.filter((t) => t.role === "hog")) {
+      assert.notEqual(p.se.avg.lastUpdateTime, 0, `${era} ${p.comm}: never attached`);
+      assert.ok(p.se.avg.utilAvg >= 0.95 * 1024, `${era} ${p.comm}: util ${p.se.avg.utilAvg}`);
+    }
+  }
+});

@@ -4,7 +4,7 @@ import type { SchedCore } from "../../core/api";
 import type { Rq } from "../../sched";
 import type { Task } from "../../sched";
 import type { LbRq, LbTask } from "./types";
-import { updateCfsRqLoadAvg } from "../pelt";
+import { rqClockPelt, updateCfsRqLoadAvg } from "../pelt";
 import { ERA_TRAITS } from "../../features";
 
 export class TaskView implements LbTask {
@@ -113,7 +113,10 @@ export class RqView implements LbRq {
   /** The cfs_rq averages decayed to now (update_blocked_averages before balancing). */
   private freshAvg() {
     const cfs = this.rq.cfs;
-    if (this.pelt && cfs.avg.lastUpdateTime !== this.k.now) updateCfsRqLoadAvg(this.k.now, cfs);
+    if (this.pelt) {
+      const now = rqClockPelt(this.k.now);
+      if (cfs.avg.lastUpdateTime !== now) updateCfsRqLoadAvg(now, cfs);
+    }
     return cfs.avg;
   }
 }
