@@ -1,6 +1,5 @@
-// RT push/pull through a real kernel. The core does not yet call task_woken / post_schedule /
-// balance itself, so these tests call them where the core would; each assertion is on the final
-// state, which is the same whether the core has already done it or the test does it.
+// RT push/pull through a real kernel: the core calls task_woken (try_to_wake_up,
+// wake_up_new_task), balance (before the pick) and the post_schedule push (after the switch).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { buildKernel, patch, preset } from "../../../src/index";
@@ -8,7 +7,7 @@ import type { Era, Patch } from "../../../src/index";
 import { run, sleep } from "../../../src/kernel/ops";
 import type { Kernel } from "../../../src/kernel/core/core";
 import type { Task } from "../../../src/kernel/sched";
-import { pushRtTask, pushRtTasks, RT_MAX_TRIES } from "../../../src/kernel/rt/push";
+import { pushRtTask, RT_MAX_TRIES } from "../../../src/kernel/rt/push";
 
 const MS = 1_000_000;
 const hog = function* () {
@@ -80,8 +79,9 @@ test("task_woken_rt: a queued equal-prio wakee is pushed to a CFS CPU under <=, 
     const a = rt(k, "a", 50, 0);
     for (const c of [1, 2, 3]) cfs(k, `c${c}`, c);
     k.runUntil(MS);
-    const w = rt(k, "w", 50, 0); // placed on cpu0 explicitly: queued behind a
-    k.rt.taskWoken(k.rqs[0], w);
+    // Placed on cpu0 explicitly (no select_task_rq): queued behind a, then wake_up_new_task's
+    // task_woken_rt pushes it, or not.
+    const w = rt(k, "w", 50, 0);
     k.runUntil(2 * MS);
     if (!patched) {
       assert.equal(w.cpu, 1);
@@ -104,26 +104,17 @@ test("push_rt_task moves the highest pushable task to the CPU running the least 
   rt(k, "r40", 40, 2, true);
   rt(k, "r80", 80, 3, true);
   k.runUntil(MS);
-  // y first: a wired core pushes each at its wakeup (task_woken_rt), with the same outcome.
+  // Each is pushed at its wakeup (wake_up_new_task's task_woken_rt) if it can preempt anything.
   const y = rt(k, "y70", 70, 0);
   const x = rt(k, "x50", 50, 0);
-  k.runUntil(2 * MS);
-  // Wherever the core already pushed, the outcome is the same: y preempted rt 40 on cpu2.
-  if (y.cpu === 0) {
-    assert.deepEqual(
-      k.rqs[0].rt.pushable.map((t) => t.comm),
-      ["y70", "x50"],
-      "plist by prio",
-    );
-    assert.equal(k.rqs[0].rt.overloaded, true);
-    assert.equal(k.rt.rd.rtoMask[0], 1);
-    assert.equal(pushRtTasks(k, k.rqs[0]), 1, "y moves, then nothing runs below rt 50");
-  }
   k.runUntil(3 * MS);
-  assert.equal(y.cpu, 2);
+  assert.equal(y.cpu, 2, "y (rt 70) preempted rt 40 on cpu2");
   assert.equal(k.rqs[2].curr, y);
   assert.equal(x.cpu, 0, "x (rt 50) outranks nobody now: rt 60, 70, 80 elsewhere");
-  assert.equal(pushRtTask(k, k.rqs[0]), false);
+  assert.deepEqual(
+    k.rqs[0].rt.pushable.map((t) => t.comm),
+    ["x50"],
+  );
   assert.equal(k.counters.migrations.rt_push, 1);
   k.checkInvariants();
 });
@@ -164,21 +155,17 @@ test("post_schedule push: the RT task preempted by a higher one is pushed off af
     const a = rt(k, "a50", 50, 0);
     for (const c of [1, 2, 3]) cfs(k, `c${c}`, c);
     k.runUntil(MS);
+    const localBefore = locks(k, "rt_push_local");
     const b = rt(k, "b60", 60, 0, true);
     k.runUntil(2 * MS);
     assert.equal(k.rqs[0].curr, b);
-    const wasQueued = a.cpu === 0;
-    const localBefore = locks(k, "rt_push_local");
-    k.rt.postSchedule(k.rqs[0]);
-    k.runUntil(3 * MS);
     assert.equal(a.cpu, 1, era);
     assert.equal(k.rqs[1].curr, a, era);
-    if (wasQueued)
-      assert.equal(
-        locks(k, "rt_push_local") - localBefore,
-        era === "3.19" ? 1 : 0,
-        `${era}: post_schedule retakes the rq lock only before 5.11`,
-      );
+    assert.equal(
+      locks(k, "rt_push_local") - localBefore,
+      era === "3.19" ? 1 : 0,
+      `${era}: post_schedule retakes the rq lock only before 5.11`,
+    );
   }
 });
 
@@ -216,13 +203,7 @@ test("pull_rt_task (3.19): a CPU whose RT task blocks pulls the waiting task, lo
 });
 
 test("pull_rt_task: also when the CPU falls back to a CFS task (balance before the pick)", () => {
-  const { k, x, l } = pullSetup("3.19", [], true);
-  k.runUntil(5 * MS);
-  if (x.cpu === 0) {
-    // Not yet wired into schedule(): do what balance() does before the pick that chose c1.
-    assert.equal(k.rqs[1].curr?.comm, "c1");
-    k.rt.balance(k.rqs[1], l);
-  }
+  const { k, x } = pullSetup("3.19", [], true);
   k.runUntil(6 * MS);
   assert.equal(x.cpu, 1);
   assert.equal(k.rqs[1].curr, x);
