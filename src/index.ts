@@ -1,6 +1,7 @@
 // schedlab's public surface: everything a notebook or script imports comes from here.
 import * as workloadBasic from "./workload/basic";
 import { schedFair } from "./workload/sched_fair";
+import { withBackground } from "./workload/background";
 import * as patchSeeds from "./patch/seeds/index";
 
 // Hooks register themselves when their kernel modules load; load them all here.
@@ -89,6 +90,8 @@ export const workload = {
   sleepers: workloadBasic.sleepers,
   /** Miao Xie's sched-fair loop counter (seed 002). */
   schedFair,
+  /** A workload plus per-CPU background kernel threads (off unless asked for). */
+  withBackground,
 };
 
 /** The published patches, as data. */
@@ -109,6 +112,13 @@ export type {
 export type { LedgerSource } from "./reproduce/ledger";
 export type { HogsParams, PingPongParams, SleepersParams } from "./workload/basic";
 export type { SchedFairParams } from "./workload/sched_fair";
+export { FORK_NS_2009 } from "./workload/sched_fair";
+export {
+  KTHREADS_2009,
+  startBackground,
+  type BackgroundParams,
+  type BackgroundRun,
+} from "./workload/background";
 export type { RandomSource, RandomStream } from "./sim/random";
 export type { EventQueue } from "./sim/event_queue";
 /** Notebook output: display.table(), display.ledger(), display.figure(), display.fmt(). */

@@ -56,7 +56,8 @@ function figures(id: string) {
 
 const NOTES =
   "Loop cost is calibrated per box from the published average (the sched-fair attachment is lost); the spread is the result. " +
-  "HT box: 2 sockets x 1 core x 2 threads with siblings (0,2), (1,3), a stated choice; SMT siblings are not slowed by each other in the model.";
+  "HT box: 2 sockets x 1 core x 2 threads with siblings (0,2), (1,3), a stated choice; SMT siblings are not slowed by each other in the model. " +
+  "Runs vary by tick phase, fork timing (100 us +-50% per fork, a choice) and per-CPU kernel threads (nice -5, 2 wakeups/s x 20 us, a choice).";
 
 for (const [id, machine, title] of [
   ["002", "core2-2x2", "nice-fairness with cpu3 offline, 2 x 2 cores (group __cpu_power, 2009)"],
@@ -73,7 +74,8 @@ for (const [id, machine, title] of [
         .offline(3)
         .workload(schedFair({ children: 8, interval: 5, loopNs: LOOP_NS[machine], intervals: 12 }))
         .variants({ pre: [], post: [groupPower2009] }),
-    // 12 (or 6) intervals of 5 s plus room for the start offset (< 1 jiffy) so the last sample lands
+    // 12 (or 6) intervals of 5 s plus room for the start offset (< 1 jiffy) and the 8 forks
+    // (< 150 us each) so the last sample lands
     full: { iterations: 10, duration: 60.01 },
     quick: { iterations: 3, duration: 30.01 },
     rows: rows(id),

@@ -9,8 +9,14 @@
 // - one loop costs `loopNs` of CPU at full speed (the loop body is unknown, so its cost is a
 //   parameter: the reproduction states how it chose it);
 // - the parent sleeps between samples (it costs a wakeup per interval, nothing more);
-// - the test starts at a random moment within the first jiffy (the only run-to-run variation).
+// - run-to-run variation, each source seeded from the iteration's random stream:
+//   - tick phase: the test starts at a random moment within the first jiffy;
+//   - fork order and timing: the parent forks the children one after another, and each fork()
+//     costs the parent CPU time (forkNs, varying by +-forkJitter per fork), so the children
+//     start in order at times that differ between runs;
+//   - other system activity: per-CPU kernel threads waking now and then (background.ts).
 import { fork, run, sleep } from "../kernel/ops";
+import { type BackgroundParams, KTHREADS_2009, startBackground } from "./background";
 import type { Workload, WorkloadContext, WorkloadRun } from "./workload";
 import { requireInt, requireNumber } from "./workload";
 
@@ -28,7 +34,20 @@ export interface SchedFairParams {
   nice?: number;
   /** Intervals per run (run length = intervals x interval). */
   intervals?: number;
+  /** Mean parent CPU time of one fork(), ns (default FORK_NS_2009; 0: forks are free). */
+  forkNs?: number;
+  /** Each fork costs forkNs x (1 + forkJitter x u), u uniform in [-1, 1) (default 0.5). */
+  forkJitter?: number;
+  /** Other system activity during the run (default KTHREADS_2009; null: none). */
+  background?: BackgroundParams | null;
 }
+
+/**
+ * choice: 100 us of the parent's CPU per fork() of a small process on a 2009 x86 box
+ * (copy_process: the mm, page tables, files; the order of magnitude of lmbench's lat_proc
+ * fork), not measured; it varies +-50% from fork to fork with page-fault and cache state.
+ */
+export const FORK_NS_2009 = 100_000;
 
 /**
  * Miao Xie's sched-fair test (seed 002): a parent forks `children` hogs and, every `interval`
@@ -46,7 +65,7 @@ export interface SchedFairParams {
  * ```
  * Prints:
  * ```text
- * avg [ 36.625, 37.625 ] stddev [ '20.64', '10.65' ]
+ * avg [ 37, 37.625 ] stddev [ '21.07', '10.49' ]
  * ```
  */
 export function schedFair(params: SchedFairParams): Workload {
@@ -56,10 +75,14 @@ export function schedFair(params: SchedFairParams): Workload {
   const loopNs = requireNumber(where, "loopNs", params.loopNs, 0, false);
   const nice = requireInt(where, "nice", params.nice ?? 0, -20, 19);
   const intervals = requireInt(where, "intervals", params.intervals ?? 12, 1);
+  const forkNs = requireNumber(where, "forkNs", params.forkNs ?? FORK_NS_2009, 0);
+  const forkJitter = requireNumber(where, "forkJitter", params.forkJitter ?? 0.5, 0);
+  if (forkJitter >= 1) throw new Error(`${where}: forkJitter must be < 1 (got ${forkJitter})`);
+  const background = params.background === undefined ? KTHREADS_2009 : params.background;
   const intervalNs = Math.round(interval * SEC);
   return {
     name: "sched-fair",
-    params: { children: n, interval, loopNs, nice, intervals },
+    params: { children: n, interval, loopNs, nice, intervals, forkNs, forkJitter, background },
     defaultDurationNs: intervals * intervalNs + 1_000_000,
     defaultWarmupNs: 0,
     setup(ctx: WorkloadContext): WorkloadRun {
@@ -70,6 +93,8 @@ export function schedFair(params: SchedFairParams): Workload {
       // The test starts at an arbitrary moment relative to the tick grid: this is what differs
       // between two runs of the same binary on an otherwise idle box.
       const start = Math.floor(ctx.random("sched-fair-start").next() * ctx.tickNs);
+      const forkRnd = ctx.random("sched-fair-fork");
+      if (background) startBackground(ctx, background);
       ctx.at(start, () =>
         ctx.spawn({
           comm: "sched-fair",
@@ -77,6 +102,7 @@ export function schedFair(params: SchedFairParams): Workload {
           cpu: ctx.onlineCpus()[0],
           program: function* (t) {
             for (let i = 0; i < n; i++) {
+              if (forkNs > 0) yield run(forkNs * (1 + forkJitter * (2 * forkRnd.next() - 1)));
               const pid = (yield fork({
                 comm: `sched-fair-${i}`,
                 role: "child",
