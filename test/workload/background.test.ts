@@ -61,6 +61,7 @@ test("background activity: CPU time and wakeups within the stated rate, one boun
   const cpu = r.metrics.background_cpu_ns;
   assert.ok(cpu <= wakeups * params.runNs && cpu > (wakeups - 4) * params.runNs, `cpu ${cpu} ns`);
   for (const t of threads) assert.ok(Math.abs(t.runtimeNs - cpu / 4) < 0.4 * (cpu / 4), t.comm);
+  assert.ok(new Set(threads.map((t) => t.runtimeNs)).size > 1, "each CPU draws its own gaps");
 });
 
 test("background activity is off unless asked for; sched-fair turns it (and fork costs) on", () => {
