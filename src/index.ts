@@ -12,7 +12,12 @@ import "./kernel/topology/hooks";
 import "./reproduce/demo";
 import "./reproduce/seed002";
 
-export { topology, Experiment, type RunOptions } from "./experiment/experiment";
+export {
+  topology,
+  Experiment,
+  type OfflineOptions,
+  type RunOptions,
+} from "./experiment/experiment";
 export { Results } from "./experiment/results";
 export type {
   ResultsData,

@@ -46,7 +46,7 @@ export interface SchedFairParams {
  * ```
  * Prints:
  * ```text
- * avg [ 36.625, 37.625 ] stddev [ '20.64', '10.65' ]
+ * avg [ 36.75, 37.5 ] stddev [ '33.85', '12.42' ]
  * ```
  */
 export function schedFair(params: SchedFairParams): Workload {
