@@ -167,3 +167,24 @@ test("2.6.29 rebalance_domains keeps the interval computed before the pass for n
   // pull (v3.16+), the busy interval would be 64 jiffies' worth (busy_factor 64).
   assert.equal(rq1.nextBalance - k.now, 4e6);
 });
+
+test("3.19 runs the pre-4.3 wake_wide (wakee > llc size, waker > llc size x wakee), 4.8 the 4.3 one", () => {
+  const flips = (era: Era, waker: number, wakee: number): boolean => {
+    const k = kernel(era);
+    const a = k.spawn({ comm: "waker", cpu: 0, cpus: [0], program: forever });
+    const b = k.spawn({ comm: "wakee", cpu: 1, cpus: [1], program: sleeper });
+    a.wakeeFlips = waker;
+    b.wakeeFlips = wakee;
+    return k.hooks.get("fair.wake_wide")({ k, p: b, waker: a, factor: 2 });
+  };
+  // a waker of many, a wakee that flips at llc size: 4.3 spreads, 3.12-4.2 needs wakee > size
+  assert.equal(flips("4.8", 10, 2), true);
+  assert.equal(flips("3.19", 10, 2), false);
+  // the wakee is the one that flips: 4.3 swaps master and slave, 3.19 does not
+  assert.equal(flips("4.8", 3, 10), true);
+  assert.equal(flips("3.19", 3, 10), false);
+  // both agree on a clear 1:N pair
+  assert.equal(flips("3.19", 7, 3), true);
+  assert.equal(flips("4.8", 7, 3), true);
+  assert.equal(flips("2.6.29", 7, 3), false);
+});
