@@ -75,6 +75,7 @@ export {
   newLedger,
   type Ledger,
   type LedgerRow,
+  type FigureKind,
   type LedgerExperiment,
 } from "./reproduce/ledger";
 export { WF_SYNC, WF_FORK, WF_TTWU, WF_MIGRATED, WF_ON_CPU, WF_EXEC } from "./kernel/sched";
