@@ -104,6 +104,16 @@ export function eraAtLeast(era: Era, since: string): boolean {
   return ERA_CODE[era] >= code;
 }
 
+/**
+ * What an era's fair class runs in the model when it differs from the real kernel's, as one line
+ * for explain output and `schedlab domains`; null when they agree. v6.6 replaced CFS's pick and
+ * placement with EEVDF (kernel/sched/fair.c); the model still runs CFS for those eras.
+ */
+export function fairPolicyNote(era: Era): string | null {
+  if (!eraAtLeast(era, "6.6")) return null;
+  return `era ${era}: the fair class runs CFS (vruntime, sched_latency, wakeup granularity); the v${era} kernel's EEVDF pick, placement and base_slice tunables are not modelled yet`;
+}
+
 /** sysctl_sched_* and friends, in nanoseconds where they are times (unscaled base values). */
 export interface Tunables {
   hz: number; // CONFIG_HZ
