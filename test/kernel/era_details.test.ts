@@ -12,6 +12,11 @@ import type { Kernel } from "../../src/kernel/core/core";
 import { CFS_POLICY, wakeupGran } from "../../src/kernel/fair/fair";
 import { rqLoadWeight2629, RT_LOAD_WEIGHT_2629 } from "../../src/kernel/fair/cpu_load";
 import { run, wait } from "../../src/kernel/ops";
+import { lbAccountPass } from "../../src/kernel/fair/lb/common";
+import { canMigrateTask } from "../../src/kernel/fair/lb/detach";
+import { activeLoadBalanceCpuStop } from "../../src/kernel/fair/lb/load_balance";
+import { LBF_ACTIVE_LB } from "../../src/kernel/fair/lb/types";
+import { domain, env, group, NOW, rq as lbRq, task as lbTask } from "./fair/lb_fixtures";
 
 function kernel(era: Era, opts: { atBoot?: number[]; afterBoot?: number[] } = {}): Kernel {
   const m = preset("core2-2x2");
@@ -198,4 +203,33 @@ test("explain() of a 6.19 run says the fair class runs CFS, not EEVDF; 5.19 says
       .explain("baseline");
   assert.match(run("6.19").split("\n")[1], /^era 6\.19: the fair class runs CFS .*EEVDF/);
   assert.doesNotMatch(run("5.19"), /EEVDF/);
+});
+
+test("active balance: 4.8 forces hot pulls through nr_balance_failed, 5.19 through LBF_ACTIVE_LB", () => {
+  const kicked = {
+    kind: "failed",
+    needActive: true,
+    activeKicked: true,
+    voluntary: false,
+  } as const;
+  const mkSd = () => domain({ level: "MC", cpu: 0, groups: [group([0]), group([1])] });
+  const sd48 = mkSd();
+  lbAccountPass(sd48, kicked, "CPU_IDLE", "4.8");
+  assert.equal(sd48.nrBalanceFailed, sd48.cacheNiceTries + 1);
+  const sd519 = mkSd();
+  lbAccountPass(sd519, kicked, "CPU_IDLE", "5.19");
+  assert.equal(sd519.nrBalanceFailed, 0, "5.13+ leaves the failure count alone");
+  // the 5.19 stopper takes a cache-hot task; a regular pass does not
+  const hot = lbTask({ execStart: NOW - 100_000 });
+  const busiest = lbRq(1, [lbTask(), hot]);
+  const mkEnv = (era: Era, sd: typeof sd48) =>
+    env({ era, sd, dstCpu: 0, idle: "CPU_IDLE", rqs: [lbRq(0, []), busiest] });
+  assert.equal(canMigrateTask({ env: mkEnv("5.19", sd519), task: hot }), false);
+  const stopEnv = mkEnv("5.19", sd519);
+  assert.equal(activeLoadBalanceCpuStop(stopEnv, busiest)?.task, hot);
+  assert.equal(stopEnv.flags & LBF_ACTIVE_LB, LBF_ACTIVE_LB);
+  // 4.8: the stopper's env has no LBF_ACTIVE_LB; the kick's nr_balance_failed lets it go
+  const stop48 = mkEnv("4.8", sd48);
+  assert.equal(activeLoadBalanceCpuStop(stop48, busiest)?.task, hot);
+  assert.equal(stop48.flags & LBF_ACTIVE_LB, 0);
 });

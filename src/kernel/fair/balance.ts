@@ -77,7 +77,9 @@ export class FairBalancer {
       if (jiffiesAt(k.now, this.hz) >= jiffiesAt(sd.lastBalance, this.hz) + interval) {
         const res = this.loadBalance(rq, sd, idle);
         continueBalancing = res.continueBalancing;
-        if (res.ldMoved > 0) {
+        // 2.6.29 load_balance returns -1 for a busy SMT sibling (SD_SHARE_CPUPOWER, !sd_idle),
+        // which is true in `if (load_balance(...))` too: the CPU counts as not idle.
+        if (res.ldMoved !== 0) {
           // Pulled work: we are no longer idle (or others are not).
           idle =
             ERA_TRAITS[k.era].family === "2.6"
@@ -242,7 +244,7 @@ export class FairBalancer {
       const res = this.loadBalance(rq, sd, "CPU_NEWLY_IDLE");
       const due = sd.lastBalance + msecsToJiffies(sd.balanceInterval, this.hz) * jiffy;
       if (due < nextBalance) nextBalance = due;
-      if (res.ldMoved > 0 || rq.nrRunning > 0) break;
+      if (res.ldMoved !== 0 || rq.nrRunning > 0) break; // pulled_task (2.6.29: -1 too)
     }
     if (rq.nrRunning === 0 && nextBalance > rq.nextBalance) return;
     rq.nextBalance = Math.min(rq.nextBalance, nextBalance);
