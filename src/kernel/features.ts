@@ -160,7 +160,7 @@ const upTo = (until: Era): readonly Era[] => ERAS.slice(0, ERAS.indexOf(until) +
 export const FEATURES = {
   GENTLE_FAIR_SLEEPERS: {
     // v2.6.29 place_entity (NEW_FAIR_SLEEPERS) credits the full sysctl_sched_latency; the halving
-    // came with Mike Galbraith's GENTLE_FAIR_SLEEPERS in v2.6.32.
+    // came with Mike Galbraith's GENTLE_FAIR_SLEEPERS (51e0304ce6e5) in v2.6.32.
     default: from("3.19"),
     why: "a waking sleeper gets credit for at most half a latency period, so sleepers cannot spread the queue apart (v2.6.32+; 2.6.29 credits a full one)",
   },
