@@ -2,7 +2,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { presetNames, preset } from "./machine/presets";
-import { ERAS, isEra } from "./kernel/features";
+import { ERAS, fairPolicyNote, isEra } from "./kernel/features";
 import { hookDescription, hookNames } from "./kernel/hooks";
 import { buildSchedDomains, describeDomains } from "./kernel/topology/topology";
 import { defaultGroupCapacity } from "./kernel/topology/topology";
@@ -165,6 +165,8 @@ function domainsCmd(argv: string[]): number {
       online[c] = false;
     }
   }
+  const note = fairPolicyNote(era);
+  if (note) process.stdout.write(`# ${note}\n`);
   process.stdout.write(
     `${describeDomains(buildSchedDomains(m, online, era, defaultGroupCapacity(era)))}\n`,
   );

@@ -13,7 +13,12 @@ import "./kernel/topology/hooks";
 import "./reproduce/demo";
 import "./reproduce/seed002";
 
-export { topology, Experiment, type RunOptions } from "./experiment/experiment";
+export {
+  topology,
+  Experiment,
+  type OfflineOptions,
+  type RunOptions,
+} from "./experiment/experiment";
 export { Results } from "./experiment/results";
 export type {
   ResultsData,
@@ -71,6 +76,7 @@ export {
   newLedger,
   type Ledger,
   type LedgerRow,
+  type FigureKind,
   type LedgerExperiment,
 } from "./reproduce/ledger";
 export { WF_SYNC, WF_FORK, WF_TTWU, WF_MIGRATED, WF_ON_CPU, WF_EXEC } from "./kernel/sched";

@@ -42,10 +42,19 @@ export interface IterationJob {
   iteration: number;
 }
 
+/** Options of Experiment.offline. */
+export interface OfflineOptions {
+  /** true: the CPUs are not brought up at boot (the kernel sizes itself without them). */
+  atBoot: boolean;
+}
+
 /** Everything an Experiment holds; frozen, and replaced (never changed) by each builder step. */
 interface ExperimentProps {
   readonly source: MachineSource;
+  /** CPUs taken offline through sysfs right after boot (before the workload starts). */
   readonly offline: readonly number[];
+  /** CPUs not brought up at boot (maxcpus= / not present): boot-time scaling counts without them. */
+  readonly offlineAtBoot: readonly number[];
   readonly era: Era;
   readonly workload: Workload | null;
   readonly variants: Readonly<Record<string, readonly Patch[]>> | null;
@@ -166,7 +175,11 @@ export class Experiment {
   }
 
   /**
-   * Take CPUs offline before boot (echo 0 > /sys/devices/system/cpu/cpuN/online).
+   * Take CPUs offline right after boot (echo 0 > /sys/devices/system/cpu/cpuN/online), before
+   * the workload starts. The kernel booted with them, so what it sized at boot stays as it was
+   * in eras that do not rescale on hotplug (2.6.29: sched_latency and the granularities keep the
+   * 1 + ilog2(ncpus) factor of every CPU). With `{ atBoot: true }` the CPUs are not brought up
+   * at boot at all (maxcpus=, or not present), and the kernel sizes itself without them.
    *
    * @example
    * ```ts
@@ -187,21 +200,39 @@ export class Experiment {
    *     groups: {0-1} cap=1024, {2} cap=1024
    * ```
    */
-  offline(...cpus: number[]): Experiment {
+  offline(...args: Array<number | OfflineOptions>): Experiment {
     const m = this.machine();
-    const offline = [...this.#props.offline];
-    for (const c of cpus) {
-      if (!Number.isInteger(c) || c < 0 || c >= m.cpus.length) {
+    let atBoot = false;
+    const last = args[args.length - 1];
+    const cpus = args.slice();
+    if (typeof last === "object" && last !== null) {
+      cpus.pop();
+      const keys = Object.keys(last);
+      if (keys.some((key) => key !== "atBoot") || typeof last.atBoot !== "boolean")
         throw new Error(
-          `offline: cpu must be an integer from 0 to ${m.cpus.length - 1} (got ${c})`,
+          `offline: options must be { atBoot: true | false } (got ${JSON.stringify(last)})`,
+        );
+      atBoot = last.atBoot;
+    }
+    const key = atBoot ? "offlineAtBoot" : "offline";
+    const list = [...this.#props[key]];
+    for (const c of cpus) {
+      if (typeof c !== "number" || !Number.isInteger(c) || c < 0 || c >= m.cpus.length) {
+        throw new Error(
+          `offline: cpu must be an integer from 0 to ${m.cpus.length - 1} (got ${JSON.stringify(c)})`,
         );
       }
       if (c === 0)
         throw new Error("offline: cpu0 cannot be taken offline (as on x86 without cpu0 hotplug)");
-      if (!offline.includes(c)) offline.push(c);
+      const other = atBoot ? this.#props.offline : this.#props.offlineAtBoot;
+      if (other.includes(c))
+        throw new Error(
+          `offline: cpu${c} is already offline ${atBoot ? "after boot" : "at boot"}; pick one`,
+        );
+      if (!list.includes(c)) list.push(c);
     }
-    offline.sort((a, b) => a - b);
-    return this.#with({ offline: freeze(offline) });
+    list.sort((a, b) => a - b);
+    return this.#with({ [key]: freeze(list) });
   }
 
   /**
@@ -340,10 +371,11 @@ export class Experiment {
    */
   domains(patches: Patch[] = []): DomainTree {
     const machine = this.machine();
-    const online = machine.online.map((on, i) => on && !this.#props.offline.includes(i));
+    const online = machine.online.map((on, i) => on && !this.#props.offlineAtBoot.includes(i));
     return buildKernel({
       machine,
       online,
+      offlineAfterBoot: this.#props.offline,
       era: this.#props.era,
       patches: [...this.#props.patches, ...patches],
       seed: "domains",
@@ -367,6 +399,7 @@ export class Experiment {
           ? this.#props.source.name
           : (this.machine() as unknown as Record<string, unknown>),
       offline: [...this.#props.offline],
+      offlineAtBoot: [...this.#props.offlineAtBoot],
       era: this.#props.era,
       workload: { name: wl.name, params: wl.params },
       variants: Object.fromEntries(variants.map(([n, ps]) => [n, ps.map((p) => p.name)])),
@@ -392,7 +425,7 @@ export class Experiment {
   runJob(opts: RunOptions, job: IterationJob): IterationResult {
     const spec = this.spec(opts);
     const machine = this.machine();
-    const online = machine.online.map((on, i) => on && !this.#props.offline.includes(i));
+    const online = machine.online.map((on, i) => on && !this.#props.offlineAtBoot.includes(i));
     const ps = this.#variantList().find(([n]) => n === job.variant);
     if (!ps)
       throw new Error(
@@ -403,6 +436,7 @@ export class Experiment {
     return runIteration({
       machine,
       online,
+      offlineAfterBoot: this.#props.offline,
       era: this.#props.era,
       patches: [...this.#props.patches, ...ps[1]],
       workload: this.#requireWorkload(),
@@ -542,6 +576,7 @@ function start(source: MachineSource): Experiment {
   return new Experiment({
     source: freeze(source),
     offline: [],
+    offlineAtBoot: [],
     era: "6.19",
     workload: null,
     variants: null,

@@ -1,5 +1,6 @@
 // A readable account of what the scheduler did in one iteration.
 import type { IterationResult } from "./types";
+import { fairPolicyNote, isEra } from "../kernel/features";
 
 function fmtRec(rec: Record<string, number>, perSec: number): string {
   const keys = Object.keys(rec);
@@ -12,7 +13,8 @@ function fmtRec(rec: Record<string, number>, perSec: number): string {
     .join("\n");
 }
 
-export function explainIteration(it: IterationResult): string {
+/** explain() text of one iteration; `era` adds the line on what the era's fair class runs. */
+export function explainIteration(it: IterationResult, era?: string): string {
   const secs = it.durationNs / 1e9;
   const perSec = secs > 0 ? 1 / secs : 0;
   const s = it.sched;
@@ -20,6 +22,8 @@ export function explainIteration(it: IterationResult): string {
   lines.push(
     `variant ${it.variant}, iteration ${it.iteration}, seed ${it.seed}, ${secs} s simulated, ${it.events} events`,
   );
+  const note = isEra(era) ? fairPolicyNote(era) : null;
+  if (note) lines.push(note);
   lines.push(
     `context switches: ${s.contextSwitches} (${(s.contextSwitches * perSec).toFixed(0)}/s)`,
   );

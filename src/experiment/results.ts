@@ -112,17 +112,17 @@ export class Results {
    * Prints:
    * ```text
    * variant baseline, iteration 0, seed 1#0, 0.1 s simulated, 410 events
+   * era 6.19: the fair class runs CFS (vruntime, sched_latency, wakeup granularity); the v6.19 kernel's EEVDF pick, placement and base_slice tunables are not modelled yet
    * context switches: 13 (130/s)
    * migrations by reason:
    *   load_balance                          1        10.0/s
    * load balance by level:
    *   MC.CPU_NOT_IDLE              passes 9, balanced 6, failed 2, moved 1, active 0
    *   PKG.CPU_NOT_IDLE             passes 4, balanced 3, failed 1, moved 0, active 0
-   * wakeups by path:
    * ```
    */
   explain(variant: string, i = 0): string {
-    return explainIteration(this.iteration(variant, i));
+    return explainIteration(this.iteration(variant, i), this.data.spec.era);
   }
 
   /** ftrace text (sched_switch, sched_wakeup, sched_migrate_task...) of one iteration; needs run({ trace: true }). */

@@ -16,8 +16,10 @@ import type { CpuStats, IterationResult, TaskStats } from "./types";
 /** Everything one iteration needs: the machine and its online CPUs, era, patches, workload, seed, length. */
 export interface IterationSpec {
   machine: Machine;
-  /** Online state for this run (offline CPUs removed from the domains before boot). */
+  /** Online state at boot (CPUs not brought up at boot are false). */
   online: boolean[];
+  /** CPUs taken offline (cpu_down) right after boot, before the workload. */
+  offlineAfterBoot?: readonly number[];
   era: Era;
   patches: readonly Patch[];
   workload: Workload;
@@ -48,12 +50,12 @@ export interface HotplugEvent {
 export function buildKernel(
   spec: Pick<
     IterationSpec,
-    "machine" | "online" | "era" | "patches" | "seed" | "trace" | "tunables"
+    "machine" | "online" | "offlineAfterBoot" | "era" | "patches" | "seed" | "trace" | "tunables"
   >,
 ): Kernel {
   const { tunables, features, replacements } = applyPatches(spec.era, spec.patches);
   Object.assign(tunables, spec.tunables ?? {});
-  return new Kernel({
+  const k = new Kernel({
     machine: spec.machine,
     era: spec.era,
     tunables,
@@ -63,6 +65,8 @@ export function buildKernel(
     online: spec.online,
     trace: spec.trace,
   });
+  for (const cpu of spec.offlineAfterBoot ?? []) cpuDown(k, cpu);
+  return k;
 }
 
 /** Runs one iteration: boots the kernel, sets the workload up, advances the clock to the end, and collects the result. */

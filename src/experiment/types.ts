@@ -59,7 +59,10 @@ export interface IterationResult {
 /** A JSON description of what was run, enough to run it again. */
 export interface ExperimentSpec {
   machine: string | Record<string, unknown>;
+  /** CPUs taken offline right after boot. */
   offline: number[];
+  /** CPUs not brought up at boot. */
+  offlineAtBoot?: number[];
   era: string;
   workload: { name: string; params: Record<string, unknown> };
   variants: Record<string, string[]>; // variant -> patch names

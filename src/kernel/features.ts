@@ -20,7 +20,7 @@ export interface EraTraits {
   readonly version: readonly [number, number];
   /**
    * fair.c's generation: "2.6" (cpu_load and load weights, no PELT), "4.x" (PELT with cpu_load[]
-   * and the sd load_idx; 3.19 is approximated by the 4.x code), "5.x" (the v5.5 load_balance
+   * and the sd load_idx; 3.19 runs the 4.x code with the pre-4.3 wake_wide), "5.x" (the v5.5 load_balance
    * rewrite with group types and migration types; select_idle_sibling with idle cores).
    */
   readonly family: Family;
@@ -38,6 +38,17 @@ export interface EraTraits {
   readonly tickPreemptsVsLeftmost: boolean;
   /** The name of the package-wide domain level (DIE, renamed PKG in v6.7). */
   readonly pkgLevel: "DIE" | "PKG";
+  /**
+   * update_sysctl rescales latency / min_granularity / wakeup_granularity from rq_online_fair and
+   * rq_offline_fair on CPU hotplug (v2.6.33+; kernel/sched/fair.c). Before, sched_init_granularity
+   * scaled them once at boot by the CPUs online then (kernel/sched.c, v2.6.29).
+   */
+  readonly rescaleOnHotplug: boolean;
+  /**
+   * idle_cpu() also requires nr_running == 0 and an empty wakelist (v3.2+; wake_list until v5.8,
+   * then rq->ttwu_pending). v2.6.29 idle_cpu() is only cpu_curr(cpu) == rq->idle.
+   */
+  readonly idleCpuChecksQueued: boolean;
 }
 
 function traits(version: readonly [number, number], family: Family): EraTraits {
@@ -53,6 +64,8 @@ function traits(version: readonly [number, number], family: Family): EraTraits {
     latencyCapNs: version[0] === 2 ? 200_000_000 : Infinity,
     tickPreemptsVsLeftmost: at(3, 0),
     pkgLevel: at(6, 7) ? "PKG" : "DIE",
+    rescaleOnHotplug: version[0] > 2, // v2.6.33+: the one 2.6 era modelled is 2.6.29
+    idleCpuChecksQueued: at(3, 2),
   };
 }
 
@@ -89,6 +102,16 @@ export function eraAtLeast(era: Era, since: string): boolean {
     SINCE_CODE.set(since, code);
   }
   return ERA_CODE[era] >= code;
+}
+
+/**
+ * What an era's fair class runs in the model when it differs from the real kernel's, as one line
+ * for explain output and `schedlab domains`; null when they agree. v6.6 replaced CFS's pick and
+ * placement with EEVDF (kernel/sched/fair.c); the model still runs CFS for those eras.
+ */
+export function fairPolicyNote(era: Era): string | null {
+  if (!eraAtLeast(era, "6.6")) return null;
+  return `era ${era}: the fair class runs CFS (vruntime, sched_latency, wakeup granularity); the v${era} kernel's EEVDF pick, placement and base_slice tunables are not modelled yet`;
 }
 
 /** sysctl_sched_* and friends, in nanoseconds where they are times (unscaled base values). */
@@ -136,8 +159,16 @@ const upTo = (until: Era): readonly Era[] => ERAS.slice(0, ERAS.indexOf(until) +
  */
 export const FEATURES = {
   GENTLE_FAIR_SLEEPERS: {
-    default: true,
-    why: "a waking sleeper gets credit for at most half a latency period, so sleepers cannot spread the queue apart",
+    // v2.6.29 place_entity (NEW_FAIR_SLEEPERS) credits the full sysctl_sched_latency; the halving
+    // came with Mike Galbraith's GENTLE_FAIR_SLEEPERS (51e0304ce6e5) in v2.6.32.
+    default: from("3.19"),
+    why: "a waking sleeper gets credit for at most half a latency period, so sleepers cannot spread the queue apart (v2.6.32+; 2.6.29 credits a full one)",
+  },
+  ASYM_GRAN: {
+    // v2.6.29 kernel/sched_fair.c wakeup_gran(curr): gran is scaled by calc_delta_fair only when
+    // !ASYM_GRAN or curr is heavier than nice 0. Later eras scale by the wakee (wakeup_gran(se)).
+    default: upTo("2.6.29"),
+    why: "2.6.29 wakeup_gran: the wakeup granularity is converted to curr's virtual time only when curr weighs more than nice 0 (easier to preempt - nice tasks, not harder to preempt + nice ones)",
   },
   START_DEBIT: {
     default: true,
@@ -172,7 +203,10 @@ export const FEATURES = {
     why: "CPU capacity discounts time spent in IRQ and steal, not running tasks",
   },
   RT_PUSH_IPI: {
-    default: from("5.6"),
+    // SCHED_FEAT(RT_PUSH_IPI, true) under HAVE_RT_PUSH_IPI since v4.1 (Steven Rostedt, "sched/rt:
+    // Use IPI to trigger RT task push migration instead of pulling"); the model runs the v4.16
+    // irq_work walk of the rto_mask for 4.8 too.
+    default: from("4.8"),
     why: "an idle-ish CPU asks overloaded CPUs by IPI to push RT tasks instead of all of them pulling and contending on one rq lock",
   },
   SIS_PROP: {

@@ -364,9 +364,16 @@ export class Rq {
 
   constructor(readonly cpu: number) {}
 
-  /** Nothing running, queued or pending on the wakelist (cf. idle_cpu()). */
+  /** idle_cpu() also checks nr_running and the wakelist (v3.2+); the kernel sets it per era. */
+  idleCpuChecksQueued = true;
+
+  /**
+   * idle_cpu(): the idle task runs and (v3.2+) nothing is queued or pending on the wakelist
+   * (wake_list until v5.8, then ttwu_pending). v2.6.29 compares cpu_curr with the idle task only.
+   */
   isIdle(): boolean {
-    return this.curr === null && this.nrRunning === 0 && this.ttwuPending === 0;
+    if (this.curr !== null) return false;
+    return !this.idleCpuChecksQueued || (this.nrRunning === 0 && this.ttwuPending === 0);
   }
 }
 

@@ -14,6 +14,7 @@ import { fmtNum } from "../analysis/compare";
 import {
   bandText,
   inBandText,
+  kindText,
   ledgerRow,
   ledgerRows,
   ledgerTotals,
@@ -58,6 +59,7 @@ export function ledgerTable(e: ReportExperiment): string {
   const head = [
     "metric",
     "variant",
+    "kind",
     "published",
     "simulated",
     "±95% CI",
@@ -75,6 +77,7 @@ export function ledgerTable(e: ReportExperiment): string {
       `<tr class="${cls}">` +
       `<td>${escapeHtml(r.metric)}${r.unit ? ` <span class="meta">(${escapeHtml(r.unit)})</span>` : ""}</td>` +
       `<td>${escapeHtml(r.variant)}</td>` +
+      `<td class="kind">${escapeHtml(kindText(r.kind))}</td>` +
       `<td class="num">${r.published === null ? "-" : fmtNum(r.published)}</td>` +
       `<td class="num"${title}>${fmtNum(r.simulated)}</td>` +
       `<td class="num">${fmtNum(r.ci95)}</td>` +

@@ -5,6 +5,14 @@ import { confidenceInterval, sampleStddev } from "../analysis/stats";
 import { fmtNum } from "../analysis/compare";
 import type { Figure } from "../plot/types";
 
+/**
+ * What a ledger row is worth: "independent" is an output of the model, judged against its band;
+ * "calibrated" fixed a model input (its simulated value matches by construction); "derived"
+ * follows from a calibrated one (e.g. a stddev that is cv x the calibrated mean). Only
+ * independent rows are judged in band.
+ */
+export type FigureKind = "independent" | "calibrated" | "derived";
+
 export interface LedgerRowInput {
   metric: string;
   variant: string;
@@ -20,6 +28,8 @@ export interface LedgerRowInput {
    */
   band?: [number, number];
   unit?: string;
+  /** Absent: "independent". */
+  kind?: FigureKind;
 }
 
 export interface ReportExperiment {
@@ -53,8 +63,10 @@ export function ledgerRow(experiment: string, r: LedgerRowInput): LedgerRow {
     r.published === null || r.published === 0 || !Number.isFinite(r.published)
       ? null
       : r.simulated / r.published;
-  const inBand = r.band
-    ? r.simulated >= Math.min(...r.band) && r.simulated <= Math.max(...r.band)
+  // A calibrated or derived row matches by construction: it is not judged, band or not.
+  const judged = (r.kind ?? "independent") === "independent" && r.band;
+  const inBand = judged
+    ? r.simulated >= Math.min(...r.band!) && r.simulated <= Math.max(...r.band!)
     : null;
   return {
     ...r,
@@ -86,3 +98,5 @@ export function ledgerTotals(rows: readonly LedgerRow[]): LedgerTotals {
 
 export const bandText = (b?: [number, number]) => (b ? `[${fmtNum(b[0])}, ${fmtNum(b[1])}]` : "-");
 export const inBandText = (v: boolean | null) => (v === null ? "-" : v ? "yes" : "NO");
+/** The kind column: "calibrated", "derived", or "-" for an independent row. */
+export const kindText = (k?: FigureKind) => (k && k !== "independent" ? k : "-");

@@ -21,7 +21,7 @@ export const demo = defineReproduction({
     const pub = publishedFor("demo");
     return ["share_hog0", "share_hog1"].map((m) => {
       const f = publishedValue(pub, m, "baseline");
-      return ledgerRow(m, "baseline", f.value, res.values(m, "baseline"), f.band ?? null);
+      return ledgerRow(m, "baseline", f.value, res.values(m, "baseline"), f.band ?? null, f.kind);
     });
   },
   figures: (res) => [

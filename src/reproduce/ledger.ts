@@ -1,11 +1,11 @@
 // The reproduction ledger: for each experiment, each published number beside the simulated one.
 import { mean } from "../analysis/stats";
-import { ledgerRow as judgeRow } from "../report/ledger";
+import { ledgerRow as judgeRow, kindText } from "../report/ledger";
 import { VERSION } from "../version";
 import type { Results } from "../experiment/results";
-import type { LedgerRow } from "./types";
+import type { FigureKind, LedgerRow } from "./types";
 
-export type { LedgerRow } from "./types";
+export type { FigureKind, LedgerRow } from "./types";
 
 /** One reproduction's part of the ledger: what ran, and its rows. */
 export interface LedgerExperiment {
@@ -26,13 +26,17 @@ export interface Ledger {
   experiments: LedgerExperiment[];
 }
 
-/** A ledger row from a published value (or null) and the simulated per-iteration values. */
+/**
+ * A ledger row from a published value (or null) and the simulated per-iteration values. A
+ * calibrated or derived row is never judged in band (inBand null).
+ */
 export function ledgerRow(
   metric: string,
   variant: string,
   published: number | null,
   iterations: number[],
   band: [number, number] | null = null,
+  kind: FigureKind = "independent",
 ): LedgerRow {
   const simulated = iterations.length ? mean(iterations) : NaN;
   // ratio and in-band judgement as the HTML report computes them
@@ -42,6 +46,7 @@ export function ledgerRow(
     published,
     simulated,
     iterations,
+    kind,
     ...(band ? { band } : {}),
   });
   return {
@@ -53,6 +58,7 @@ export function ledgerRow(
     ratio: judged.ratio,
     band,
     inBand: judged.inBand,
+    kind,
   };
 }
 
@@ -77,10 +83,20 @@ export function formatLedger(l: Ledger): string {
       `${e.id}  ${e.title}`,
       `    machine ${e.machine}, era ${e.run.era}, ${e.run.iterations} iterations x ${e.run.durationS} s, seed ${e.run.seed}; source ${e.source}`,
     );
-    const head = ["metric", "variant", "published", "simulated", "ratio", "band", "in band"];
+    const head = [
+      "metric",
+      "variant",
+      "kind",
+      "published",
+      "simulated",
+      "ratio",
+      "band",
+      "in band",
+    ];
     const rows = e.rows.map((r) => [
       r.metric,
       r.variant,
+      kindText(r.kind),
       fmt(r.published),
       fmt(r.simulated),
       r.ratio === null ? "-" : r.ratio.toFixed(3),
@@ -90,7 +106,7 @@ export function formatLedger(l: Ledger): string {
     const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
     const line = (cells: string[]) =>
       "    " +
-      cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
+      cells.map((c, i) => (i < 3 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
     out.push(line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line));
     if (e.notes) out.push(`    note: ${e.notes}`);
   }

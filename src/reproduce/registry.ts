@@ -4,7 +4,7 @@ import * as path from "node:path";
 import type { Experiment, RunOptions } from "../experiment/experiment";
 import type { Results } from "../experiment/results";
 import type { Figure } from "../plot/types";
-import type { LedgerRow } from "./types";
+import type { FigureKind, LedgerRow } from "./types";
 
 /** How long and how often a reproduction runs. */
 export interface RunProfile {
@@ -118,6 +118,8 @@ export interface PublishedFigure {
   band?: [number, number];
   /** How the value was derived from the source text. */
   derivation?: string;
+  /** independent (default), calibrated (fixes a model input) or derived from a calibrated one. */
+  kind?: FigureKind;
 }
 
 /** The published numbers of one reproduction (data/published/<id>.json). */

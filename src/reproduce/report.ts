@@ -14,6 +14,7 @@ export function reportRows(e: LedgerExperiment): LedgerRowInput[] {
     published: r.published,
     simulated: r.simulated,
     iterations: r.iterations,
+    kind: r.kind,
     ...(r.band ? { band: r.band } : {}),
   }));
 }

@@ -27,7 +27,9 @@ function rows(id: string) {
     for (const metric of ["avg_loops", "stddev_loops", "cv_loops"]) {
       for (const variant of ["pre", "post"]) {
         const f = publishedValue(pub, metric, variant);
-        out.push(ledgerRow(metric, variant, f.value, res.values(metric, variant), f.band ?? null));
+        out.push(
+          ledgerRow(metric, variant, f.value, res.values(metric, variant), f.band ?? null, f.kind),
+        );
       }
     }
     return out;

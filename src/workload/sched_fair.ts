@@ -65,7 +65,7 @@ export const FORK_NS_2009 = 100_000;
  * ```
  * Prints:
  * ```text
- * avg [ 37, 37.625 ] stddev [ '21.07', '10.49' ]
+ * avg [ 37, 37.5 ] stddev [ '33.63', '12.44' ]
  * ```
  */
 export function schedFair(params: SchedFairParams): Workload {

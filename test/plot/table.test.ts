@@ -89,6 +89,7 @@ test("display.table and display.ledger draw through tslab's display.html", () =>
         ratio: 0.995,
         band: [0.746, 0.761],
         inBand: true,
+        kind: "independent",
       },
       {
         metric: "share_hog1",
@@ -99,6 +100,7 @@ test("display.table and display.ledger draw through tslab's display.html", () =>
         ratio: 1.05,
         band: [0.244, 0.249],
         inBand: false,
+        kind: "independent",
       },
     ],
     run: { iterations: 2, durationS: 1, seed: "1", era: "6.19" },

@@ -25,6 +25,7 @@ import { CacheModel } from "../cache";
 import { bump, newCounters } from "../counters";
 import { CFS_POLICY, cfsTiming, FairClass } from "../fair/fair";
 import type { Era, Features, Tunables } from "../features";
+import { ERA_TRAITS } from "../features";
 import type { Hooks } from "../hooks";
 import { exitLatencyNs, isPolling, recordIdle, selectIdleState } from "./idle";
 import { RtClass } from "../rt/rt";
@@ -123,6 +124,7 @@ export class Kernel implements SchedCore {
     for (let i = 0; i < n; i++) {
       const rq = this.rqs[i];
       rq.online = online[i];
+      rq.idleCpuChecksQueued = ERA_TRAITS[cfg.era].idleCpuChecksQueued;
       rq.cpuCapacity = rq.cpuCapacityOrig = cfg.machine.cpus[i].capacity;
     }
     this.cache = new CacheModel(cfg.machine, shareMatrix(cfg.machine));

@@ -4,11 +4,17 @@ import type { SchedCore } from "./api";
 import { schedTtwuPending, selectFallbackRq } from "./ttwu";
 import { TASK_RUNNING } from "../sched";
 import { bump } from "../counters";
+import { ERA_TRAITS } from "../features";
+import { cfsTiming } from "../fair/fair";
 
 function rebuild(k: SchedCore): void {
   k.domains = k.buildDomains();
   const now = k.now;
   for (const doms of k.domains.domains) for (const sd of doms) sd.lastBalance = now;
+  // update_sysctl from rq_online_fair / rq_offline_fair (v2.6.33+, kernel/sched/fair.c):
+  // latency and granularities follow the online CPUs. v2.6.29 scaled them once, in
+  // sched_init_granularity at boot (kernel/sched.c), and a later offline leaves them as they are.
+  if (ERA_TRAITS[k.era].rescaleOnHotplug) k.cfsTiming = cfsTiming(k);
 }
 
 /** Takes `cpu` offline: rebuild the domains without it, then move its tasks elsewhere. */

@@ -2,7 +2,7 @@
 // the per-domain intervals, NOHZ idle balancing on behalf of tickless idle CPUs, newly-idle
 // balancing before a CPU goes idle, carrying out the moves load_balance decides, and the
 // stopper that performs active balancing. The decisions themselves are in lb/*.ts.
-import { ERA_TRAITS } from "../features";
+import { ERA_TRAITS, eraAtLeast } from "../features";
 import type { SchedCore } from "../core/api";
 import type { Rq } from "../sched";
 import type { SchedDomain } from "../topology/sched_domain";
@@ -17,6 +17,7 @@ import type { CpuIdleType, LoadBalanceResult } from "./lb/types";
 import {
   cpuLoadUpdateActive,
   cpuLoadUpdateIdle,
+  rqLoadWeight2629,
   updateCpuLoad2629,
   weightedCpuload,
 } from "./cpu_load";
@@ -54,7 +55,7 @@ export class FairBalancer {
   private onTick(rq: Rq): void {
     const k = this.k;
     const jiffies = jiffiesAt(k.now, this.hz);
-    if (ERA_TRAITS[k.era].family === "2.6") updateCpuLoad2629(rq, rq.cfs.loadWeight);
+    if (ERA_TRAITS[k.era].family === "2.6") updateCpuLoad2629(rq, rqLoadWeight2629(rq));
     else if (ERA_TRAITS[k.era].family === "4.x")
       cpuLoadUpdateActive(rq, weightedCpuload(k.lbRq(rq.cpu), k.era), jiffies, false);
     // trigger_load_balance: SCHED_SOFTIRQ when the rq's next_balance is due.
@@ -76,7 +77,9 @@ export class FairBalancer {
       if (jiffiesAt(k.now, this.hz) >= jiffiesAt(sd.lastBalance, this.hz) + interval) {
         const res = this.loadBalance(rq, sd, idle);
         continueBalancing = res.continueBalancing;
-        if (res.ldMoved > 0) {
+        // 2.6.29 load_balance returns -1 for a busy SMT sibling (SD_SHARE_CPUPOWER, !sd_idle),
+        // which is true in `if (load_balance(...))` too: the CPU counts as not idle.
+        if (res.ldMoved !== 0) {
           // Pulled work: we are no longer idle (or others are not).
           idle =
             ERA_TRAITS[k.era].family === "2.6"
@@ -86,7 +89,9 @@ export class FairBalancer {
                 : "CPU_NOT_IDLE";
         }
         sd.lastBalance = k.now;
-        interval = this.interval(sd, idle !== "CPU_IDLE");
+        // Later kernels recompute the interval for the idle state after the pass; v2.6.29
+        // rebalance_domains (kernel/sched.c) keeps the one computed before it.
+        if (eraAtLeast(k.era, "3.16")) interval = this.interval(sd, idle !== "CPU_IDLE");
       }
       const due = sd.lastBalance + interval * jiffy;
       if (due < nextBalance) nextBalance = due;
@@ -239,7 +244,7 @@ export class FairBalancer {
       const res = this.loadBalance(rq, sd, "CPU_NEWLY_IDLE");
       const due = sd.lastBalance + msecsToJiffies(sd.balanceInterval, this.hz) * jiffy;
       if (due < nextBalance) nextBalance = due;
-      if (res.ldMoved > 0 || rq.nrRunning > 0) break;
+      if (res.ldMoved !== 0 || rq.nrRunning > 0) break; // pulled_task (2.6.29: -1 too)
     }
     if (rq.nrRunning === 0 && nextBalance > rq.nextBalance) return;
     rq.nextBalance = Math.min(rq.nextBalance, nextBalance);

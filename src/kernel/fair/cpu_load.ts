@@ -5,6 +5,20 @@ import { ERA_TRAITS, type Era, type Features } from "../features";
 
 export const CPU_LOAD_IDX_MAX = 5;
 
+/** 2.6.29 set_load_weight: every RT task weighs prio_to_weight[0] * 2 (kernel/sched.c). */
+export const RT_LOAD_WEIGHT_2629 = 88761 * 2;
+
+/**
+ * rq->load.weight of v2.6.29: the fair entities' weights plus every queued RT task's
+ * (enqueue_task_rt calls inc_cpu_load with p->se.load.weight; kernel/sched_rt.c, v2.6.29).
+ */
+export function rqLoadWeight2629(rq: {
+  cfs: { loadWeight: number };
+  rt: { rtNrRunning: number };
+}): number {
+  return rq.cfs.loadWeight + rq.rt.rtNrRunning * RT_LOAD_WEIGHT_2629;
+}
+
 /** The per-rq state these functions update (struct rq fields). */
 export interface CpuLoadState {
   /** rq->cpu_load[0..4]. */

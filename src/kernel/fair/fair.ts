@@ -68,6 +68,17 @@ export function schedSlice(k: SchedCore, cfs: CfsRq, p: Task): number {
   return load > 0 ? Math.floor((slice * p.se.weight) / load) : slice;
 }
 
+/**
+ * wakeup_gran: the wakeup granularity in virtual time. v2.6.29 (kernel/sched_fair.c, ASYM_GRAN
+ * on) converts it with curr's weight, and only when curr is heavier than nice 0; later eras
+ * convert it with the wakee's weight (wakeup_gran(se), kernel/sched/fair.c v4.8).
+ */
+export function wakeupGran(k: SchedCore, curr: Task, p: Task): number {
+  const gran = k.cfsTiming.wakeupGranularity;
+  if (!k.features.ASYM_GRAN) return calcDeltaFair(gran, p.se.weight);
+  return curr.se.weight > NICE_0_LOAD ? calcDeltaFair(gran, curr.se.weight) : gran;
+}
+
 export const CFS_POLICY: FairPolicy = {
   name: "cfs",
   placeEntity(k, cfs, p, initial) {
@@ -78,7 +89,9 @@ export const CFS_POLICY: FairPolicy = {
       vruntime += calcDeltaFair(schedSlice(k, cfs, p), se.weight);
     }
     if (!initial) {
-      // Sleepers get credit for at most half a latency period (GENTLE_FAIR_SLEEPERS).
+      // Sleepers get credit for up to a latency period (v2.6.29 NEW_FAIR_SLEEPERS: the full
+      // sysctl_sched_latency), at most half of one with GENTLE_FAIR_SLEEPERS (v2.6.32+).
+      // NORMALIZED_SLEEPER (2.6.29, off in the trees we read) is not modelled.
       let thresh = k.cfsTiming.latency;
       if (k.features.GENTLE_FAIR_SLEEPERS) thresh = Math.floor(thresh / 2);
       vruntime -= thresh;
@@ -110,8 +123,7 @@ export const CFS_POLICY: FairPolicy = {
     // wakeup_preempt_entity(curr, p) == 1
     const vdiff = curr.se.vruntime - p.se.vruntime;
     if (vdiff <= 0) return false;
-    const gran = calcDeltaFair(k.cfsTiming.wakeupGranularity, p.se.weight);
-    return vdiff > gran;
+    return vdiff > wakeupGran(k, curr, p);
   },
 };
 

@@ -226,7 +226,10 @@ export function lbAccountPass(
       sd.balanceInterval = sd.minInterval;
       return;
     case "failed":
-      if (outcome.needActive) sd.nrBalanceFailed = sd.cacheNiceTries + 1;
+      // Before v5.13 a kick forced the next passes to take cache-hot tasks; from v5.13 only the
+      // stopper does (LBF_ACTIVE_LB in can_migrate_task).
+      if (outcome.needActive && !eraAtLeast(era, "5.13"))
+        sd.nrBalanceFailed = sd.cacheNiceTries + 1;
       if (!outcome.activeKicked || (fam === "5.x" && outcome.voluntary)) {
         sd.balanceInterval = sd.minInterval;
       } else if (sd.balanceInterval < sd.maxInterval) {

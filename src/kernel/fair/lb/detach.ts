@@ -5,6 +5,7 @@
 import { eraAtLeast } from "../../features";
 import {
   type CanMigrateTaskCtx,
+  LBF_ACTIVE_LB,
   LBF_ALL_PINNED,
   LBF_DST_PINNED,
   LBF_NEED_BREAK,
@@ -61,6 +62,7 @@ export function canMigrateTask(ctx: CanMigrateTaskCtx): boolean {
   }
   env.flags &= ~LBF_ALL_PINNED;
   if (task.running) return false;
+  if (env.flags & LBF_ACTIVE_LB) return true; // v5.13+: active balance takes hot tasks too
   const hot = lbHook(env.hooks, "fair.task_hot", taskHot)({ env, task });
   return !hot || env.sd.nrBalanceFailed > env.sd.cacheNiceTries;
 }

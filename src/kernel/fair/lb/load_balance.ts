@@ -2,7 +2,7 @@
 // The functions decide; the core moves tasks (LoadBalanceResult.migrations) and queues the
 // stopper (activeBalance). Domain balance state (nr_balance_failed, balance_interval,
 // sgc->imbalance) is updated here, as load_balance() does in the kernel.
-import { ERA_TRAITS } from "../../features";
+import { ERA_TRAITS, eraAtLeast } from "../../features";
 import { defineHook } from "../../hooks";
 import type { SchedDomain } from "../../topology/sched_domain";
 import {
@@ -11,6 +11,7 @@ import {
   type FindBusiestGroupCtx,
   type FindBusiestQueueCtx,
   type ImbalanceResult,
+  LBF_ACTIVE_LB,
   LBF_ALL_PINNED,
   LBF_DST_PINNED,
   LBF_NEED_BREAK,
@@ -293,7 +294,8 @@ export function domainSpanning(
 export function activeLoadBalanceCpuStop(env: LbEnv, busiest: LbRq): LbMigration | null {
   if (busiest.nrRunning <= 1) return null;
   env.idle = "CPU_IDLE";
-  env.flags = LBF_DST_PINNED;
+  // No dst_grpmask: DST_PINNED keeps can_migrate_task from retargeting (v5.13+: LBF_ACTIVE_LB).
+  env.flags = eraAtLeast(env.era, "5.13") ? LBF_DST_PINNED | LBF_ACTIVE_LB : LBF_DST_PINNED;
   env.srcCpu = busiest.cpu;
   let p: LbTask | null = null;
   if (ERA_TRAITS[env.era].family === "2.6") {

@@ -13,6 +13,12 @@ export const LBF_ALL_PINNED = 0x01;
 export const LBF_NEED_BREAK = 0x02;
 export const LBF_DST_PINNED = 0x04;
 export const LBF_SOME_PINNED = 0x08;
+/**
+ * v5.13+ (Valentin Schneider, "sched/fair: Clean up active balance nr_balance_failed trickery"):
+ * the stopper's env; can_migrate_task lets a cache-hot task go. Before, load_balance set
+ * nr_balance_failed = cache_nice_tries + 1 after kicking the stopper instead.
+ */
+export const LBF_ACTIVE_LB = 0x10;
 
 /** sched_nr_migrate_break: detach_tasks takes a breather after this many tasks. */
 export const SCHED_NR_MIGRATE_BREAK = 32;

@@ -5,6 +5,7 @@ import type { Rq } from "../../sched";
 import type { Task } from "../../sched";
 import type { LbRq, LbTask } from "./types";
 import { rqClockPelt, updateCfsRqLoadAvg } from "../pelt";
+import { rqLoadWeight2629 } from "../cpu_load";
 import { ERA_TRAITS } from "../../features";
 
 export class TaskView implements LbTask {
@@ -69,8 +70,11 @@ export class RqView implements LbRq {
   get cfsHNrRunning(): number {
     return this.rq.cfs.hNrRunning;
   }
+  /** rq->load.weight: with RT tasks in 2.6.29 (see rqLoadWeight2629), the fair load after. */
   get loadWeight(): number {
-    return this.rq.cfs.loadWeight;
+    return ERA_TRAITS[this.k.era].family === "2.6"
+      ? rqLoadWeight2629(this.rq)
+      : this.rq.cfs.loadWeight;
   }
   /** 4.x runnable_load_avg: the PELT load of the queued entities. */
   get runnableLoadAvg(): number {

@@ -14,7 +14,7 @@ import type { SchedCore } from "../../core/api";
 import type { Task } from "../../sched";
 import type { SchedDomain, SchedGroup } from "../../topology/sched_domain";
 import { SD_BALANCE_WAKE, SD_NUMA, SD_POWERSAVINGS_BALANCE } from "../../topology/sched_domain";
-import { sourceLoad, targetLoad } from "../cpu_load";
+import { rqLoadWeight2629, sourceLoad, targetLoad } from "../cpu_load";
 import { sgDivCpuPower } from "../lb/v2629";
 import { adjustNumaImbalance } from "../lb/v5x";
 import {
@@ -93,7 +93,7 @@ export function findIdlestGroup48(ctx: FindIdlestGroupCtx): SchedGroup | null {
   );
 }
 
-/** find_idlest_cpu, 2.6.29: the least weighted_cpuload (rq->load.weight), ties to this_cpu. */
+/** find_idlest_cpu, 2.6.29: the least weighted_cpuload (rq->load.weight, RT included), ties to this_cpu. */
 export function findIdlestCpu2629(
   k: SchedCore,
   group: SchedGroup,
@@ -104,7 +104,7 @@ export function findIdlestCpu2629(
   let idlest = -1;
   for (const i of group.cpus) {
     if (!allowed(p, i)) continue;
-    const load = k.rqs[i].cfs.loadWeight;
+    const load = rqLoadWeight2629(k.rqs[i]);
     if (load < minLoad || (load === minLoad && i === thisCpu)) {
       minLoad = load;
       idlest = i;

@@ -9,10 +9,16 @@
 // find_idlest.ts, shared state and helpers common.ts.
 // Every decision is counted in counters.wakePlacement (see countWakePlacement).
 import { WF_FORK } from "../../sched";
-import { ERA_TRAITS, type Era, type Family } from "../../features";
+import { ERA_TRAITS, eraAtLeast, type Era, type Family } from "../../features";
 import { defineHook } from "../../hooks";
 import { selectTaskRqFair2629, wakeAffine2629, wakeIdle2629 } from "./v2629";
-import { selectIdleSibling48, selectTaskRqFair48, wakeAffine48, wakeWide } from "./v48";
+import {
+  selectIdleSibling48,
+  selectTaskRqFair48,
+  wakeAffine48,
+  wakeWide,
+  wakeWide312,
+} from "./v48";
 import { selectIdleSibling5x, selectTaskRqFair5x, wakeAffine5x } from "./v5x";
 import { findIdlestGroup2629, findIdlestGroup48, findIdlestGroup5x } from "./find_idlest";
 import type { SelectTaskRqCtx } from "./common";
@@ -74,7 +80,7 @@ defineHook(
 defineHook(
   "fair.wake_wide",
   "wake_wide(p): true spreads a 1:N waker's wakees (no affine pull); false before 3.x had it",
-  (era) => (family(era) === "2.6" ? () => false : wakeWide),
+  (era) => (family(era) === "2.6" ? () => false : eraAtLeast(era, "4.3") ? wakeWide : wakeWide312),
 );
 
 defineHook(

@@ -1,4 +1,5 @@
-// select_task_rq_fair of 4.8 (kernel/sched/fair.c; 3.19 runs the same code here).
+// select_task_rq_fair of 4.8 (kernel/sched/fair.c; 3.19 runs the same code here, with the
+// pre-4.3 wake_wide: wakeWide312).
 //
 // Wakeups (SD_BALANCE_WAKE):
 //   1. record_wakee (done in try_to_wake_up, ttwu.ts) feeds wake_wide(): spread when the
@@ -39,7 +40,7 @@ import {
 import { idlestLoop } from "./find_idlest";
 
 /**
- * wake_wide (4.3+, "Beef up wake_wide()"): a waker/wakee pair is "wide" when one side flips
+ * wake_wide (4.3+, Mike Galbraith's "Beef up wake_wide()"): a waker/wakee pair is "wide" when one side flips
  * between at least sd_llc_size partners and the other flips sd_llc_size times more often.
  */
 export function wakeWide(ctx: WakeWideCtx): boolean {
@@ -52,6 +53,20 @@ export function wakeWide(ctx: WakeWideCtx): boolean {
     slave = t;
   }
   return !(slave < factor || master < slave * factor);
+}
+
+/**
+ * wake_wide of v3.12-v4.2 (Michael Wang's "smarter wake-affine logic"; kernel/sched/fair.c,
+ * called from wake_affine, which then returns 0): wide when the wakee flips more often than
+ * sd_llc_size and the waker more than sd_llc_size times as often as the wakee. 3.19 leaves
+ * prev_cpu to select_idle_sibling then, as 4.8 does when wake_wide clears want_affine.
+ */
+export function wakeWide312(ctx: WakeWideCtx): boolean {
+  const factor = ctx.factor;
+  const wakee = ctx.p.wakeeFlips;
+  if (wakee <= factor) return false;
+  const waker = ctx.waker ? ctx.waker.wakeeFlips : 0;
+  return waker > factor * wakee;
 }
 
 /**
