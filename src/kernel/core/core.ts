@@ -24,7 +24,7 @@ import type { SchedCounters } from "../counters";
 import { CacheModel } from "../cache";
 import { bump, newCounters } from "../counters";
 import { CFS_POLICY, cfsTiming, FairClass } from "../fair/fair";
-import type { Era, Features, Tunables } from "../features";
+import { type Era, eraAtLeast, type Features, type Tunables } from "../features";
 import type { Hooks } from "../hooks";
 import { exitLatencyNs, isPolling, recordIdle, selectIdleState } from "./idle";
 import { RtClass } from "../rt/rt";
@@ -33,6 +33,8 @@ import { buildSchedDomains } from "../topology/topology";
 import "../topology/hooks";
 import type { MigrationReason, TraceRecord } from "../trace";
 import { continueTask, startSegment, stopSegment } from "./exec";
+import { lockRq, unlockRq } from "./ttwu";
+import { closeIdle, flushAccounting, idleWork } from "./cputime";
 import { spawnKernelThread, spawnTask } from "./fork";
 import { checkInvariants } from "./invariants";
 import { RqView, TaskView } from "../fair/lb/views";
@@ -93,8 +95,12 @@ export class Kernel implements SchedCore {
   nrOverloaded = 0;
   /** The CPU whose event is being handled ("smp_processor_id()"). */
   thisCpu = -1;
-  /** Cost accumulated by kernel work done in the current context, charged to the current task. */
+  /** Kernel work done in this context so far: its clock is now + chargeNs (see finish). */
   chargeNs = 0;
+  /** The CPU that last took each rq's lock (-1: none, or a context with no CPU). @internal */
+  readonly rqLockHolder: Int32Array;
+  /** Per CPU: kernel time charged to no task (see cputime.ts). */
+  readonly overheadNs: Float64Array;
   events = 0;
   readonly trace: TraceRecord[] | null;
   /** Called at every tick of a busy CPU after task_tick (trigger_load_balance goes here). */
@@ -120,6 +126,8 @@ export class Kernel implements SchedCore {
     const n = cfg.machine.cpus.length;
     const online = cfg.online ?? cfg.machine.online;
     this.rqs = Array.from({ length: n }, (_, i) => new Rq(i));
+    this.rqLockHolder = new Int32Array(n).fill(-1);
+    this.overheadNs = new Float64Array(n);
     for (let i = 0; i < n; i++) {
       const rq = this.rqs[i];
       rq.online = online[i];
@@ -366,6 +374,9 @@ export class Kernel implements SchedCore {
     const prevCpu = this.thisCpu;
     this.thisCpu = rq.cpu;
     const prev = rq.curr;
+    // rq_lock + update_rq_clock at the top of __schedule (v2.6.29 .. v6.19), held through the
+    // pick, newidle balance and the switch.
+    lockRq(this, rq, rq.cpu, "schedule");
     let blocked = false;
     if (prev) {
       stopSegment(this, rq, prev);
@@ -382,12 +393,21 @@ export class Kernel implements SchedCore {
     if (prev && rq.nrRunning === 0) for (const h of this.newIdleHooks) h(rq);
     const next = this.pickNextTask(rq);
     if (next !== prev) this.contextSwitch(rq, prev, next, blocked);
-    // balance_callback: push pushable RT tasks away after the switch (post_schedule_rt).
+    // finish_lock_switch drops the lock after switch_to. The RT push balance_callback runs after
+    // it up to 5.6 (post_schedule retakes the lock), before it from 5.11 (__balance_callbacks).
+    const callbacksLocked = eraAtLeast(this.era, "5.19");
+    if (!callbacksLocked) unlockRq(this, rq);
     this.rt.postSchedule(rq);
+    if (callbacksLocked) unlockRq(this, rq);
+    // This context's kernel time (the interrupt or syscall, then __schedule's pull, newidle
+    // balance, switch and push) delays next and is its CPU time, as sum_exec_runtime counts it
+    // (exec_start = the rq clock of the top of __schedule); with no task, overhead, not idle.
     if (next) {
+      next.segOverheadNs += this.chargeNs;
+      this.chargeNs = 0;
       if (next === prev) startSegment(this, rq, next);
       else this.runCurr(rq);
-    }
+    } else idleWork(this, rq);
     this.thisCpu = prevCpu;
   }
 
@@ -404,10 +424,9 @@ export class Kernel implements SchedCore {
       else prev.stats.nivcsw++;
       prev.lastStateChange = now;
     } else {
-      // leaving idle
-      const idle = now - rq.idleSince;
-      rq.idleNs += idle;
-      recordIdle(rq, idle);
+      // leaving idle; kernel work begun on the idle CPU and not yet done delays next instead
+      recordIdle(rq, Math.max(0, now - rq.idleSince));
+      this.chargeNs += closeIdle(this, rq);
       rq.idleStateIdx = -1;
     }
     rq.curr = next;
@@ -434,8 +453,8 @@ export class Kernel implements SchedCore {
     if (next) {
       next.onCpu = true;
       next.stats.waitNs += now - next.lastStateChange;
-      // switch_to and the mm switch cost time on this CPU before next makes progress.
-      next.segOverheadNs += this.machine.costs.contextSwitchNs;
+      // switch_to and the mm switch, under the rq lock, before next makes progress.
+      this.chargeNs += this.machine.costs.contextSwitchNs;
       this.chargeCacheRefill(rq, next);
       if (!prev) this.startTick(rq);
     } else {
@@ -490,10 +509,12 @@ export class Kernel implements SchedCore {
     rq.tickRunning = false;
   }
 
-  /** scheduler_tick */
+  /** scheduler_tick: task_tick under the rq lock, then trigger_load_balance (v2.6.29, v6.19). */
   schedulerTick(rq: Rq): void {
     const curr = rq.curr;
+    lockRq(this, rq, rq.cpu, "tick");
     if (curr) this.classFor(curr).taskTick(rq, curr);
+    unlockRq(this, rq);
     for (const h of this.tickHooks) h(rq);
   }
 
@@ -527,17 +548,17 @@ export class Kernel implements SchedCore {
     runUntil(this, until);
   }
 
-  /** After handling an event on a CPU: charge kernel work to its task, reschedule if asked. */
+  /** After an event on a CPU: charge its kernel work to the task (idle: overhead), resched. */
   finish(rq: Rq): void {
-    if (rq.needResched || (rq.curr === null && rq.nrRunning > 0)) {
+    const p = rq.curr;
+    if (rq.needResched || (p === null && rq.nrRunning > 0)) {
       this.schedule(rq);
-    } else if (this.chargeNs > 0 && rq.curr) {
-      const p = rq.curr;
+    } else if (this.chargeNs > 0 && p) {
       stopSegment(this, rq, p);
       p.segOverheadNs += this.chargeNs;
       this.chargeNs = 0;
       startSegment(this, rq, p);
-    }
+    } else idleWork(this, rq);
     this.chargeNs = 0;
     this.thisCpu = -1;
   }
@@ -554,8 +575,7 @@ export class Kernel implements SchedCore {
 
   /** Closes the idle accounting of a CPU that goes offline now. */
   markOffline(rq: Rq): void {
-    rq.idleNs += this.now - rq.idleSince;
-    rq.idleSince = this.now;
+    closeIdle(this, rq);
     rq.offlineSince = this.now;
     this.stopTick(rq);
   }
@@ -569,19 +589,7 @@ export class Kernel implements SchedCore {
 
   /** Accounts open idle periods and running time up to now (end of a run). */
   flushAccounting(): void {
-    for (const rq of this.rqs) {
-      if (!rq.online) {
-        rq.offlineNs += this.now - rq.offlineSince;
-        rq.offlineSince = this.now;
-        continue;
-      }
-      if (rq.curr) {
-        this.classFor(rq.curr).updateCurr(rq);
-      } else {
-        rq.idleNs += this.now - rq.idleSince;
-        rq.idleSince = this.now;
-      }
-    }
+    flushAccounting(this);
   }
 
   /** Throws if a task is on two CPUs, lost, or the runqueue counts disagree (invariants.ts). */
