@@ -374,8 +374,8 @@ export class Kernel implements SchedCore {
     const prevCpu = this.thisCpu;
     this.thisCpu = rq.cpu;
     const prev = rq.curr;
-    // rq_lock + update_rq_clock at the top of __schedule (v2.6.29 .. v6.19), held through the
-    // pick, newidle balance and the switch.
+    // rq_lock + update_rq_clock at the top of __schedule (v2.6.29 .. v6.19), held to the switch;
+    // idle_balance drops it after 2.6.29, not modelled (newidle charges only its own locks).
     lockRq(this, rq, rq.cpu, "schedule");
     let blocked = false;
     if (prev) {
