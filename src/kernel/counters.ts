@@ -22,7 +22,11 @@ export interface SchedCounters {
   /** Wakeups by path ("local", "remote_lock", "wakelist", "wakelist_on_cpu"...). */
   wakePath: Record<string, number>;
   ipis: Record<string, number>;
-  /** rq-lock acquisitions and time spent waiting, by path. */
+  /**
+   * rq-lock acquisitions and time spent spinning on another CPU's hold, by path: the owner's
+   * schedule, tick and ttwu_pending; ttwu_local, ttwu_remote; load_balance, active_balance;
+   * rt_push, rt_pull, rt_push_local.
+   */
   rqLock: Record<string, { acquisitions: number; waitNs: number }>;
   /** Everything else the kernel counts (rt pushes, stopper runs...). */
   other: Record<string, number>;

@@ -52,6 +52,10 @@ export interface SchedCore {
   thisCpu: number;
   /** Cost accumulated by kernel work done in the current context, charged to the current task. */
   chargeNs: number;
+  /** The CPU that last took each rq's lock (-1: none, or a context with no CPU). @internal */
+  readonly rqLockHolder: Int32Array;
+  /** Per CPU: kernel time with no task to charge it to (schedule() into idle, interrupts on an idle CPU). */
+  readonly overheadNs: Float64Array;
   /** Called at every tick of a busy CPU after task_tick (trigger_load_balance goes here). */
   readonly tickHooks: Array<(rq: Rq) => void>;
   /** Called when a CPU is about to go idle (newidle balance goes here); may enqueue work. */

@@ -6,7 +6,6 @@ import {
   type CfsTiming,
   DEQUEUE_SLEEP,
   EV_RESCHED_IPI,
-  EV_TICK,
   EV_WAKE_ARRIVE,
   Rq,
   type SchedClass,
@@ -24,8 +23,7 @@ import type { SchedCounters } from "../counters";
 import { CacheModel } from "../cache";
 import { bump, newCounters } from "../counters";
 import { CFS_POLICY, cfsTiming, FairClass } from "../fair/fair";
-import type { Era, Features, Tunables } from "../features";
-import { ERA_TRAITS } from "../features";
+import { type Era, ERA_TRAITS, eraAtLeast, type Features, type Tunables } from "../features";
 import type { Hooks } from "../hooks";
 import { exitLatencyNs, isPolling, recordIdle, selectIdleState } from "./idle";
 import { RtClass } from "../rt/rt";
@@ -34,6 +32,8 @@ import { buildSchedDomains } from "../topology/topology";
 import "../topology/hooks";
 import type { MigrationReason, TraceRecord } from "../trace";
 import { continueTask, startSegment, stopSegment } from "./exec";
+import { lockRq, unlockRq } from "./ttwu";
+import { closeIdle, flushAccounting, idleWork } from "./cputime";
 import { spawnKernelThread, spawnTask } from "./fork";
 import { checkInvariants } from "./invariants";
 import { RqView, TaskView } from "../fair/lb/views";
@@ -42,6 +42,7 @@ import type { Program, SpawnSpec } from "../ops";
 import type { SchedCore } from "./api";
 import { armTimer, at, runUntil } from "./events";
 import { IdleClass, StopClass } from "./stop_task";
+import { schedulerTick, startTick, stopTick, tickOffset } from "./tick";
 
 /** What a Kernel is built from: the machine, the era's tunables and features, the hooks in force. */
 export interface KernelConfig {
@@ -94,8 +95,12 @@ export class Kernel implements SchedCore {
   nrOverloaded = 0;
   /** The CPU whose event is being handled ("smp_processor_id()"). */
   thisCpu = -1;
-  /** Cost accumulated by kernel work done in the current context, charged to the current task. */
+  /** Kernel work done in this context so far: its clock is now + chargeNs (see finish). */
   chargeNs = 0;
+  /** The CPU that last took each rq's lock (-1: none, or a context with no CPU). @internal */
+  readonly rqLockHolder: Int32Array;
+  /** Per CPU: kernel time charged to no task (see cputime.ts). */
+  readonly overheadNs: Float64Array;
   events = 0;
   readonly trace: TraceRecord[] | null;
   /** Called at every tick of a busy CPU after task_tick (trigger_load_balance goes here). */
@@ -121,6 +126,8 @@ export class Kernel implements SchedCore {
     const n = cfg.machine.cpus.length;
     const online = cfg.online ?? cfg.machine.online;
     this.rqs = Array.from({ length: n }, (_, i) => new Rq(i));
+    this.rqLockHolder = new Int32Array(n).fill(-1);
+    this.overheadNs = new Float64Array(n);
     for (let i = 0; i < n; i++) {
       const rq = this.rqs[i];
       rq.online = online[i];
@@ -368,6 +375,9 @@ export class Kernel implements SchedCore {
     const prevCpu = this.thisCpu;
     this.thisCpu = rq.cpu;
     const prev = rq.curr;
+    // rq_lock + update_rq_clock at the top of __schedule (v2.6.29 .. v6.19), held to the switch;
+    // idle_balance drops it after 2.6.29, not modelled (newidle charges only its own locks).
+    lockRq(this, rq, rq.cpu, "schedule");
     let blocked = false;
     if (prev) {
       stopSegment(this, rq, prev);
@@ -384,12 +394,21 @@ export class Kernel implements SchedCore {
     if (prev && rq.nrRunning === 0) for (const h of this.newIdleHooks) h(rq);
     const next = this.pickNextTask(rq);
     if (next !== prev) this.contextSwitch(rq, prev, next, blocked);
-    // balance_callback: push pushable RT tasks away after the switch (post_schedule_rt).
+    // finish_lock_switch drops the lock after switch_to. The RT push balance_callback runs after
+    // it up to 5.6 (post_schedule retakes the lock), before it from 5.11 (__balance_callbacks).
+    const callbacksLocked = eraAtLeast(this.era, "5.19");
+    if (!callbacksLocked) unlockRq(this, rq);
     this.rt.postSchedule(rq);
+    if (callbacksLocked) unlockRq(this, rq);
+    // This context's kernel time (the interrupt or syscall, then __schedule's pull, newidle
+    // balance, switch and push) delays next and is its CPU time, as sum_exec_runtime counts it
+    // (exec_start = the rq clock of the top of __schedule); with no task, overhead, not idle.
     if (next) {
+      next.segOverheadNs += this.chargeNs;
+      this.chargeNs = 0;
       if (next === prev) startSegment(this, rq, next);
       else this.runCurr(rq);
-    }
+    } else idleWork(this, rq);
     this.thisCpu = prevCpu;
   }
 
@@ -406,10 +425,9 @@ export class Kernel implements SchedCore {
       else prev.stats.nivcsw++;
       prev.lastStateChange = now;
     } else {
-      // leaving idle
-      const idle = now - rq.idleSince;
-      rq.idleNs += idle;
-      recordIdle(rq, idle);
+      // leaving idle; kernel work begun on the idle CPU and not yet done delays next instead
+      recordIdle(rq, Math.max(0, now - rq.idleSince));
+      this.chargeNs += closeIdle(this, rq);
       rq.idleStateIdx = -1;
     }
     rq.curr = next;
@@ -436,15 +454,15 @@ export class Kernel implements SchedCore {
     if (next) {
       next.onCpu = true;
       next.stats.waitNs += now - next.lastStateChange;
-      // switch_to and the mm switch cost time on this CPU before next makes progress.
-      next.segOverheadNs += this.machine.costs.contextSwitchNs;
+      // switch_to and the mm switch, under the rq lock, before next makes progress.
+      this.chargeNs += this.machine.costs.contextSwitchNs;
       this.chargeCacheRefill(rq, next);
-      if (!prev) this.startTick(rq);
+      if (!prev) startTick(this, rq);
     } else {
       rq.idleSince = now;
       rq.idleStamp = now;
       rq.idleStateIdx = selectIdleState(this.idleStates, rq);
-      this.stopTick(rq);
+      stopTick(rq);
     }
   }
 
@@ -467,36 +485,16 @@ export class Kernel implements SchedCore {
     else continueTask(this, rq, p);
   }
 
-  // ---------------------------------------------------------------- tick
+  // ---------------------------------------------------------------- tick (tick.ts)
 
-  private startTick(rq: Rq): void {
-    if (rq.tickRunning) return;
-    rq.tickRunning = true;
-    // Ticks stay on each CPU's grid: aligned across CPUs, or skewed by skew_tick; a tick still
-    // pending from before a short idle period simply fires.
-    if (rq.tickEventAt > this.now) return;
-    const off = this.tickOffset(rq.cpu);
-    const next = (Math.floor((this.now - off) / this.tickNs) + 1) * this.tickNs + off;
-    rq.tickEventAt = next;
-    this.eq.push(next, EV_TICK, rq.cpu, 0);
-  }
-
-  /** tick_setup_sched_timer's per-CPU offset: cpu x (TICK_NSEC / 2) / nr_possible_cpus with skew_tick. */
+  /** tick_setup_sched_timer's per-CPU offset with skew_tick (0 when ticks are aligned). */
   tickOffset(cpu: number): number {
-    if (!this.tunables.skew_tick) return 0;
-    return Math.floor(this.tickNs / 2 / this.rqs.length) * cpu;
+    return tickOffset(this, cpu);
   }
 
-  private stopTick(rq: Rq): void {
-    // NOHZ idle: the tick stops while the CPU idles (a pending tick event is dropped when it fires).
-    rq.tickRunning = false;
-  }
-
-  /** scheduler_tick */
+  /** scheduler_tick on this CPU. */
   schedulerTick(rq: Rq): void {
-    const curr = rq.curr;
-    if (curr) this.classFor(curr).taskTick(rq, curr);
-    for (const h of this.tickHooks) h(rq);
+    schedulerTick(this, rq);
   }
 
   // ---------------------------------------------------------------- events (events.ts)
@@ -529,17 +527,17 @@ export class Kernel implements SchedCore {
     runUntil(this, until);
   }
 
-  /** After handling an event on a CPU: charge kernel work to its task, reschedule if asked. */
+  /** After an event on a CPU: charge its kernel work to the task (idle: overhead), resched. */
   finish(rq: Rq): void {
-    if (rq.needResched || (rq.curr === null && rq.nrRunning > 0)) {
+    const p = rq.curr;
+    if (rq.needResched || (p === null && rq.nrRunning > 0)) {
       this.schedule(rq);
-    } else if (this.chargeNs > 0 && rq.curr) {
-      const p = rq.curr;
+    } else if (this.chargeNs > 0 && p) {
       stopSegment(this, rq, p);
       p.segOverheadNs += this.chargeNs;
       this.chargeNs = 0;
       startSegment(this, rq, p);
-    }
+    } else idleWork(this, rq);
     this.chargeNs = 0;
     this.thisCpu = -1;
   }
@@ -556,10 +554,9 @@ export class Kernel implements SchedCore {
 
   /** Closes the idle accounting of a CPU that goes offline now. */
   markOffline(rq: Rq): void {
-    rq.idleNs += this.now - rq.idleSince;
-    rq.idleSince = this.now;
+    closeIdle(this, rq);
     rq.offlineSince = this.now;
-    this.stopTick(rq);
+    stopTick(rq);
   }
 
   /** Reopens the accounting of a CPU that comes online now. */
@@ -571,19 +568,7 @@ export class Kernel implements SchedCore {
 
   /** Accounts open idle periods and running time up to now (end of a run). */
   flushAccounting(): void {
-    for (const rq of this.rqs) {
-      if (!rq.online) {
-        rq.offlineNs += this.now - rq.offlineSince;
-        rq.offlineSince = this.now;
-        continue;
-      }
-      if (rq.curr) {
-        this.classFor(rq.curr).updateCurr(rq);
-      } else {
-        rq.idleNs += this.now - rq.idleSince;
-        rq.idleSince = this.now;
-      }
-    }
+    flushAccounting(this);
   }
 
   /** Throws if a task is on two CPUs, lost, or the runqueue counts disagree (invariants.ts). */

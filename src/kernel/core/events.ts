@@ -105,6 +105,8 @@ function dispatch(k: SchedCore, kind: number, a: number, b: number): void {
       k.callbacks[a] = null;
       k.thisCpu = -1;
       if (fn) fn();
+      // Work charged outside any CPU (setup, samplers) is nobody's CPU time.
+      k.chargeNs = 0;
       return;
     }
   }

@@ -73,20 +73,38 @@ function recordWakee(k: SchedCore, waker: Task, p: Task): void {
   }
 }
 
-/** Acquires a runqueue lock from `fromCpu`; its cost is charged to the current context. */
+/**
+ * raw_spin_rq_lock(rq) from `fromCpu`. This context's clock is now + chargeNs (the kernel work
+ * it has done so far in this event). If another CPU holds the lock past that time we spin until
+ * it is free: the wait is charged as CPU time and counted as rqLock[path].waitNs. A CPU never
+ * waits for its own earlier hold (that time is already on its own timeline). The hold lasts the
+ * acquisition, extended by unlockRq to cover the work charged under the lock.
+ */
 export function lockRq(k: SchedCore, rq: Rq, fromCpu: number, path: string): void {
   const c = k.machine.costs;
   const s = rqLockStat(k.counters, path);
   s.acquisitions++;
   let cost = c.rqLockLocalNs;
   if (fromCpu >= 0 && fromCpu !== rq.cpu) cost += c.rqLockRemoteNs[k.cache.level(fromCpu, rq.cpu)];
-  if (rq.lockFreeAt > k.now) {
-    const wait = rq.lockFreeAt - k.now;
+  const t = k.now + k.chargeNs;
+  if (rq.lockFreeAt > t && (fromCpu < 0 || k.rqLockHolder[rq.cpu] !== fromCpu)) {
+    const wait = rq.lockFreeAt - t;
     s.waitNs += wait;
     cost += wait;
   }
-  rq.lockFreeAt = k.now + cost;
   k.chargeNs += cost;
+  k.rqLockHolder[rq.cpu] = fromCpu;
+  if (k.now + k.chargeNs > rq.lockFreeAt) rq.lockFreeAt = k.now + k.chargeNs;
+}
+
+/** raw_spin_rq_unlock(rq): the hold ends at this context's clock (now + chargeNs). */
+export function unlockRq(k: SchedCore, rq: Rq): void {
+  if (k.now + k.chargeNs > rq.lockFreeAt) rq.lockFreeAt = k.now + k.chargeNs;
+}
+
+/** Whether `fromCpu` would find rq's lock held by another CPU at this context's clock (trylock fails). */
+export function rqLockBusy(k: SchedCore, rq: Rq, fromCpu: number): boolean {
+  return rq.lockFreeAt > k.now + k.chargeNs && (fromCpu < 0 || k.rqLockHolder[rq.cpu] !== fromCpu);
 }
 
 /** select_task_rq: the class's choice, corrected to an allowed online CPU. */
@@ -171,8 +189,10 @@ function ttwuQueue(k: SchedCore, p: Task, cpu: number, wakeFlags: number, wakerC
   }
   const local = cpu === wakerCpu;
   bump(k.counters.wakePath, local ? "local" : "remote");
+  // ttwu_queue: rq_lock; ttwu_do_activate (enqueue, check_preempt_curr, task_woken) under it.
   lockRq(k, rq, wakerCpu, local ? "ttwu_local" : "ttwu_remote");
   ttwuDoActivate(k, rq, p, ENQUEUE_WAKEUP);
+  unlockRq(k, rq);
 }
 
 /** wake_up_new_task: fork placement, then activate. */
@@ -211,7 +231,11 @@ export function schedTtwuPending(k: SchedCore, rq: Rq): void {
   if (rq.wakeList.length === 0) return;
   const list = rq.wakeList.splice(0, rq.wakeList.length);
   rq.ttwuPending = 0;
+  // The target activates the whole list under its own rq lock (rq_lock_irqsave in
+  // sched_ttwu_pending, v5.19 and v6.19 core.c).
+  lockRq(k, rq, rq.cpu, "ttwu_pending");
   for (const p of list) ttwuDoActivate(k, rq, p, ENQUEUE_WAKEUP);
+  unlockRq(k, rq);
 }
 
 /** ttwu_do_activate: enqueue a woken task and see whether it preempts. */

@@ -21,11 +21,11 @@ import {
   updateCpuLoad2629,
   weightedCpuload,
 } from "./cpu_load";
-import { balanceStats, bump, rqLockStat } from "../counters";
+import { balanceStats, bump } from "../counters";
 import type { MigrationReason } from "../trace";
 import { call, wait } from "../ops";
 import { TASK_INTERRUPTIBLE } from "../sched";
-import { tryToWakeUp } from "../core/ttwu";
+import { lockRq, tryToWakeUp, unlockRq } from "../core/ttwu";
 import "./lb/load_balance";
 
 /** A jiffy in ns. */
@@ -142,28 +142,21 @@ export class FairBalancer {
           ? "idle_balance"
           : "load_balance";
     if (res.migrations.length > 0) {
-      // double_rq_lock / the busiest rq's lock taken from this CPU
-      this.lockRemote(rq.cpu, res.migrations[0].srcCpu, "load_balance");
+      // double_rq_lock / the busiest rq's lock taken from this CPU, held over detach/attach
+      const src = k.rqs[res.migrations[0].srcCpu];
+      lockRq(k, src, rq.cpu, "load_balance");
       for (const m of res.migrations) {
         const p = k.taskByPid(m.task.pid)!;
         k.moveQueuedTask(p, m.dstCpu, reason);
         stats.tasksMoved++;
       }
+      unlockRq(k, src);
     }
     if (res.activeBalance) {
       stats.activeBalances++;
       this.kickActiveBalance(res.activeBalance.busiestCpu, res.activeBalance.pushCpu);
     }
     return res;
-  }
-
-  private lockRemote(fromCpu: number, cpu: number, path: string): void {
-    const k = this.k;
-    const s = rqLockStat(k.counters, path);
-    s.acquisitions++;
-    let cost = k.machine.costs.rqLockLocalNs;
-    if (fromCpu !== cpu) cost += k.machine.costs.rqLockRemoteNs[k.cache.level(fromCpu, cpu)];
-    k.chargeNs += cost;
   }
 
   // ------------------------------------------------------------------ active balance
@@ -222,8 +215,10 @@ export class FairBalancer {
     const m = activeLoadBalanceCpuStop(env, k.lbRq(busiest.cpu));
     bump(k.counters.other, m ? "active_balance_moved" : "active_balance_nothing");
     if (!m) return;
-    this.lockRemote(busiest.cpu, pushCpu, "active_balance");
+    const target = k.rqs[pushCpu];
+    lockRq(k, target, busiest.cpu, "active_balance");
     k.moveQueuedTask(k.taskByPid(m.task.pid)!, pushCpu, "active_balance");
+    unlockRq(k, target);
   }
 
   // ------------------------------------------------------------------ newly idle

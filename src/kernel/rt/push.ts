@@ -12,7 +12,7 @@ import type { Rq } from "../sched";
 import type { ClassName, Task } from "../sched";
 import { TASK_ON_RQ_QUEUED } from "../sched";
 import { bump } from "../counters";
-import { lockRq } from "../core/ttwu";
+import { lockRq, rqLockBusy, unlockRq } from "../core/ttwu";
 import { CPUPRI_INVALID, MAX_PRIO } from "./cpupri";
 import { findLowestRq, rtTask } from "./select";
 import { eraAtLeast } from "../features";
@@ -41,11 +41,11 @@ function cpuOf(k: SchedCore, rq: Rq): number {
  */
 export function doubleLockBalance(k: SchedCore, thisRq: Rq, busiest: Rq, path: string): boolean {
   const from = cpuOf(k, thisRq);
-  if (busiest.lockFreeAt <= k.now || busiest.cpu > thisRq.cpu) {
+  if (!rqLockBusy(k, busiest, from) || busiest.cpu > thisRq.cpu) {
     lockRq(k, busiest, from, path);
     return false;
   }
-  thisRq.lockFreeAt = Math.min(thisRq.lockFreeAt, k.now); // raw_spin_unlock(&this_rq->lock)
+  unlockRq(k, thisRq); // raw_spin_unlock(&this_rq->lock)
   lockRq(k, busiest, from, path);
   lockRq(k, thisRq, from, path);
   other(k, "rt_double_lock_dropped");
@@ -80,7 +80,7 @@ export function findLockLowestRq(k: SchedCore, task: Task, rq: Rq): Rq | null {
       if (!valid) break;
     }
     if (lowest.rt.highestPrio > task.prio) return lowest;
-    // double_unlock_balance, try again
+    unlockRq(k, lowest); // double_unlock_balance, try again
   }
   return null;
 }
@@ -112,6 +112,7 @@ export function pushRtTask(k: SchedCore, rq: Rq): boolean {
     }
     k.moveQueuedTask(next, lowest.cpu, "rt_push");
     k.reschedCurr(lowest);
+    unlockRq(k, lowest); // double_unlock_balance: held over the move and the resched IPI
     other(k, "rt_push");
     return true;
   }
@@ -154,12 +155,13 @@ export function pullRtTask(k: SchedCore, thisRq: Rq): boolean {
     if (k.rt.highestPrioNext(src) >= thisRq.rt.highestPrio) continue;
     doubleLockBalance(k, thisRq, src, "rt_pull");
     const p = pickHighestPushableTask(src, thisRq.cpu);
-    if (!p || p.prio >= thisRq.rt.highestPrio) continue;
     // p is waking on src and about to preempt its curr: leave it there.
-    if (p.prio < currPrio(src)) continue;
-    k.moveQueuedTask(p, thisRq.cpu, "rt_pull");
-    other(k, "rt_pull");
-    pulled = true;
+    if (p && p.prio < thisRq.rt.highestPrio && p.prio >= currPrio(src)) {
+      k.moveQueuedTask(p, thisRq.cpu, "rt_pull");
+      other(k, "rt_pull");
+      pulled = true;
+    }
+    unlockRq(k, src); // double_unlock_balance
   }
   return pulled;
 }
@@ -212,6 +214,7 @@ function rtoPushIrqWork(k: SchedCore, rq: Rq): void {
   if (rq.rt.pushable.length > 0) {
     lockRq(k, rq, rq.cpu, "rt_push_local");
     pushRtTasks(k, rq);
+    unlockRq(k, rq);
   }
   const cpu = rtoNextCpu(k);
   if (cpu >= 0) queuePushWork(k, cpu);
@@ -265,12 +268,11 @@ export function rtPostSchedule(k: SchedCore, rq: Rq): void {
   const curr = rq.curr;
   if (curr?.schedClass !== "rt" || rq.rt.pushable.length === 0) return;
   other(k, "rt_post_schedule");
-  if (!eraAtLeast(k.era, "5.19")) {
-    // __schedule held this lock until the switch; what lockFreeAt shows now is our own hold.
-    rq.lockFreeAt = Math.min(rq.lockFreeAt, k.now);
-    lockRq(k, rq, cpuOf(k, rq), "rt_push_local");
-  }
+  // 5.19+: __schedule still holds the lock (the core releases it after this callback).
+  const relock = !eraAtLeast(k.era, "5.19");
+  if (relock) lockRq(k, rq, cpuOf(k, rq), "rt_push_local");
   pushRtTasks(k, rq);
+  if (relock) unlockRq(k, rq);
 }
 
 /**

@@ -55,7 +55,7 @@ function mixed(): Workload {
   };
 }
 
-test("task runtimes plus idle time equal online CPUs x duration", () => {
+test("task runtimes plus idle and kernel overhead time equal online CPUs x duration", () => {
   for (const [name, off] of [
     ["core2-2x2", [3]],
     ["x86-104t", []],
@@ -63,7 +63,7 @@ test("task runtimes plus idle time equal online CPUs x duration", () => {
     const m = preset(name);
     const online = m.online.map((o, i) => o && !(off as readonly number[]).includes(i));
     const durationNs = 1e9;
-    const { result } = runIteration({
+    const { result, kernel } = runIteration({
       machine: m,
       online,
       era: "5.19",
@@ -79,10 +79,12 @@ test("task runtimes plus idle time equal online CPUs x duration", () => {
     });
     const runtime = result.tasks.reduce((s, t) => s + t.runtimeNs, 0);
     const idle = result.cpus.reduce((s, c) => s + c.idleNs, 0);
+    const overhead = kernel.overheadNs.reduce((s, o) => s + o, 0);
     const nOnline = online.filter(Boolean).length;
+    assert.ok(overhead > 0, `${name}: CPUs going idle spend time in schedule() first`);
     assert.ok(
-      Math.abs(runtime + idle - nOnline * durationNs) <= nOnline,
-      `${name}: runtime ${runtime} + idle ${idle} != ${nOnline} x ${durationNs}`,
+      Math.abs(runtime + idle + overhead - nOnline * durationNs) <= nOnline,
+      `${name}: runtime ${runtime} + idle ${idle} + overhead ${overhead} != ${nOnline} x ${durationNs}`,
     );
     assert.equal(
       result.cpus.filter((c) => !c.online).every((c) => c.busyNs === 0),
