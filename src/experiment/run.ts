@@ -104,6 +104,7 @@ export function runIteration(spec: IterationSpec): { result: IterationResult; ke
         online: rq.online,
         idleNs: rq.idleNs,
         busyNs: end - rq.offlineNs - rq.idleNs,
+        overheadNs: k.overheadNs[rq.cpu],
         offlineNs: rq.offlineNs,
         contextSwitches: rq.contextSwitches,
         ipisReceived: rq.ipisReceived,

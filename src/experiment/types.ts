@@ -31,7 +31,10 @@ export interface CpuStats {
   cpu: number;
   online: boolean;
   idleNs: number;
+  /** Time not idle and not offline: task runtime plus overheadNs. */
   busyNs: number;
+  /** Kernel work charged to no task (interrupts and balancing on a CPU that stays idle), ns. */
+  overheadNs: number;
   /** Time the CPU spent offline. */
   offlineNs: number;
   contextSwitches: number;
