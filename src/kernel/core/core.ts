@@ -24,7 +24,7 @@ import type { SchedCounters } from "../counters";
 import { CacheModel } from "../cache";
 import { bump, newCounters } from "../counters";
 import { CFS_POLICY, cfsTiming, FairClass } from "../fair/fair";
-import type { Era, Features, Tunables } from "../features";
+import { type Era, eraAtLeast, type Features, type Tunables } from "../features";
 import type { Hooks } from "../hooks";
 import { exitLatencyNs, isPolling, recordIdle, selectIdleState } from "./idle";
 import { RtClass } from "../rt/rt";
@@ -32,7 +32,7 @@ import type { DomainTree } from "../topology/sched_domain";
 import { buildSchedDomains } from "../topology/topology";
 import "../topology/hooks";
 import type { MigrationReason, TraceRecord } from "../trace";
-import { continueTask, startSegment, stopSegment } from "./exec";
+import { continueTask, cpuSpeed, setCurr, smtSiblingsOf, startSegment, stopSegment } from "./exec";
 import { spawnKernelThread, spawnTask } from "./fork";
 import { checkInvariants } from "./invariants";
 import { RqView, TaskView } from "../fair/lb/views";
@@ -108,6 +108,8 @@ export class Kernel implements SchedCore {
   readonly balancer: FairBalancer;
   private nextPid = 1;
   private readonly idleStates;
+  /** Each CPU's SMT siblings whose speed it changes (exec.ts smtSiblingsOf). */
+  private readonly smtSiblings: number[][];
 
   constructor(cfg: KernelConfig) {
     this.machine = cfg.machine;
@@ -133,6 +135,7 @@ export class Kernel implements SchedCore {
     this.idle = new IdleClass(this);
     this.classes = [this.stop, this.rt, this.fair, this.idle];
     this.idleStates = cfg.machine.idleStates;
+    this.smtSiblings = smtSiblingsOf(cfg.machine);
     this.domains = this.buildDomains();
     this.cfsTiming = cfsTiming(this);
     this.tickNs = Math.round(1e9 / this.tunables.hz);
@@ -148,12 +151,15 @@ export class Kernel implements SchedCore {
   /** build_sched_domains over the online CPUs, with the hooks' group capacities. */
   buildDomains(): DomainTree {
     const online = this.rqs.map((rq) => rq.online);
-    return buildSchedDomains(
+    const tree = buildSchedDomains(
       this.machine,
       online,
       this.era,
       this.hooks.get("topology.group_capacity"),
     );
+    // update_cpu_capacity (smt_gain / weight for SMT threads in the eras that have it)
+    for (const rq of this.rqs) rq.cpuCapacity = rq.cpuCapacityOrig = tree.cpuCapacity[rq.cpu];
+    return tree;
   }
 
   /** num_online_cpus(). */
@@ -211,9 +217,9 @@ export class Kernel implements SchedCore {
     return w;
   }
 
-  /** Work per ns on this CPU relative to a 1024-capacity CPU. */
+  /** Work per ns relative to a lone thread of capacity 1024 (exec.ts cpuSpeed: SMT siblings). */
   speed(cpu: number): number {
-    return this.rqs[cpu].cpuCapacityOrig / 1024;
+    return cpuSpeed(this, cpu, this.smtSiblings[cpu]);
   }
 
   // ---------------------------------------------------------------- class dispatch
@@ -315,10 +321,11 @@ export class Kernel implements SchedCore {
     this.kickCpu(rq, "resched");
   }
 
-  /** Delivers a reschedule/call-function notification to another CPU. */
+  /** Notifies another CPU; a polling idle CPU needs no IPI (wakelist: v3.16+, see below). */
   kickCpu(rq: Rq, kind: "resched" | "call_function_single"): void {
-    if (isPolling(this.idleStates, rq)) {
-      // set_nr_if_polling: the idle loop sees the flag; no interrupt is sent.
+    if (isPolling(this.idleStates, rq) && (kind === "resched" || eraAtLeast(this.era, "3.16"))) {
+      // resched_task's tsk_is_polling (2.6.29 sched.c; set_nr_and_not_polling from v3.16) and
+      // ttwu_queue_remote's set_nr_if_polling (v3.16): the idle loop sees the flag, no IPI.
       bump(this.counters.ipis, `${kind}_avoided_polling`);
       this.eq.push(
         this.now + exitLatencyNs(this.idleStates, rq),
@@ -410,7 +417,7 @@ export class Kernel implements SchedCore {
       recordIdle(rq, idle);
       rq.idleStateIdx = -1;
     }
-    rq.curr = next;
+    setCurr(this, rq, next, this.smtSiblings[rq.cpu]); // re-times the SMT siblings
     if (this.trace) {
       this.trace.push({
         type: "sched_switch",
