@@ -46,7 +46,7 @@ export interface SchedFairParams {
  * ```
  * Prints:
  * ```text
- * avg [ 36.625, 37.625 ] stddev [ '20.64', '10.65' ]
+ * avg [ 36.625, 37.625 ] stddev [ '20.64', '10.39' ]
  * ```
  */
 export function schedFair(params: SchedFairParams): Workload {
