@@ -133,3 +133,23 @@ test("the picked buddy loses its favour; 6.19 (EEVDF) sets no last buddy", () =>
   const s = buddiesAfterWakeup("6.19", 8, "normal");
   assert.equal(s.last, null);
 });
+
+test("task_hot's CACHE_HOT_BUDDY counts the next buddy, and the last one only in 3.x-5.x", () => {
+  for (const [era, lastCounts] of [
+    ["2.6.29", false],
+    ["4.8", true],
+    ["5.19", true],
+    ["6.19", false],
+  ] as [Era, boolean][]) {
+    const k = kernel(era);
+    const [a, b] = [0, 1].map((i) =>
+      k.spawn({ comm: `hog${i}`, cpu: 1, cpus: [1], program: forever }),
+    );
+    k.runUntil(1_000_000);
+    const cfs = k.rqs[1].cfs;
+    cfs.next = a;
+    cfs.last = b;
+    assert.equal(k.lbTask(a).isBuddy, true, era);
+    assert.equal(k.lbTask(b).isBuddy, lastCounts, era);
+  }
+});
