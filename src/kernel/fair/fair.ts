@@ -97,7 +97,11 @@ export const CFS_POLICY: FairPolicy = {
     const { next, last } = cfs;
     if (next && next !== left && !this.wakeupPreempt(k, next, left)) return next;
     if (last && last !== left && !this.wakeupPreempt(k, last, left)) return last;
-    return left;
+    if (cfs.skip !== left) return left;
+    // Avoid the skip buddy (the yielder) if the second entity is not too unfair (4.8 fair.c).
+    let second = left === curr ? first : (cfs.queue[1] ?? null);
+    if (left !== curr && curr && (!second || curr.se.vruntime < second.se.vruntime)) second = curr;
+    return second && !this.wakeupPreempt(k, second, left) ? second : left;
   },
   checkPreemptTick(k, cfs, curr) {
     const ideal = schedSlice(k, cfs, curr);
@@ -127,6 +131,7 @@ export const CFS_POLICY: FairPolicy = {
 export function clearBuddies(cfs: CfsRq, p: Task): void {
   if (cfs.last === p) cfs.last = null;
   if (cfs.next === p) cfs.next = null;
+  if (cfs.skip === p) cfs.skip = null;
 }
 
 /**
@@ -266,8 +271,7 @@ export class FairClass implements SchedClass {
     else removeFromQueue(cfs.queue, p);
     this.updateLoad(rq, p);
     removeFromQueue(cfs.tasks, p);
-    if (cfs.last === p) cfs.last = null;
-    if (cfs.next === p) cfs.next = null;
+    clearBuddies(cfs, p);
     p.se.onRq = false;
     cfs.nrRunning--;
     cfs.hNrRunning--;
@@ -340,12 +344,21 @@ export class FairClass implements SchedClass {
     }
   }
 
-  /** yield_task_fair: skip this entity once (as the kernel's skip buddy does). */
+  /**
+   * yield_task_fair. 2.6.29 (sysctl_sched_compat_yield 0): only update_curr, except SCHED_BATCH,
+   * which goes behind the rightmost. 3.x-5.x (4.8): the skip buddy, which pick_next_entity
+   * avoids if that is not unfair. 6.6+ (EEVDF pushes the deadline a slice): behind the rightmost.
+   */
   yieldTask(rq: Rq, p: Task): void {
     const cfs = rq.cfs;
     if (cfs.nrRunning <= 1) return;
     clearBuddies(cfs, p);
     this.updateCurr(rq);
+    const era = this.k.era;
+    if (ERA_TRAITS[era].family === "2.6" ? p.policy !== "batch" : !eraAtLeast(era, "6.6")) {
+      if (ERA_TRAITS[era].family !== "2.6") cfs.skip = p;
+      return;
+    }
     // Move it behind the rightmost so the next pick prefers others.
     const right = cfs.queue.length > 0 ? cfs.queue[cfs.queue.length - 1] : null;
     if (right && p.se.vruntime <= right.se.vruntime) p.se.vruntime = right.se.vruntime + 1;

@@ -153,3 +153,34 @@ test("task_hot's CACHE_HOT_BUDDY counts the next buddy, and the last one only in
     assert.equal(k.lbTask(b).isBuddy, lastCounts, era);
   }
 });
+
+test("pick_next_entity avoids the skip buddy when the second entity is not too unfair", () => {
+  const k = kernel("4.8");
+  const gran = k.cfsTiming.wakeupGranularity;
+  const pick = (cfs: CfsRq) => k.fair.policy.pickNext(k, cfs);
+  const left = entity(1, 0);
+  const cfs = new CfsRq();
+  cfs.queue.push(left, entity(2, 2 * gran));
+  cfs.skip = left;
+  assert.equal(pick(cfs), left, "the second is too far right: the yielder runs again");
+  const near = entity(3, gran / 2);
+  cfs.queue.splice(1, 0, near);
+  assert.equal(pick(cfs), near);
+});
+
+test("yield_task_fair per era: 2.6.29 keeps the vruntime, 3.x-5.x sets the skip buddy, 6.19 goes behind the rightmost", () => {
+  for (const era of ["2.6.29", "4.8", "6.19"] as Era[]) {
+    const k = kernel(era);
+    [0, 1, 2].map((i) => k.spawn({ comm: `hog${i}`, cpu: 1, cpus: [1], program: forever }));
+    k.runUntil(10_000_000);
+    const rq = k.rqs[1];
+    const p = rq.curr!;
+    k.fair.updateCurr(rq);
+    const v = p.se.vruntime;
+    k.fair.yieldTask(rq, p);
+    const rightmost = Math.max(...rq.cfs.queue.map((t) => t.se.vruntime));
+    if (era === "2.6.29") assert.deepEqual([p.se.vruntime, rq.cfs.skip], [v, null], era);
+    else if (era === "4.8") assert.deepEqual([p.se.vruntime, rq.cfs.skip], [v, p], era);
+    else assert.ok(p.se.vruntime > rightmost && rq.cfs.skip === null, era);
+  }
+});
