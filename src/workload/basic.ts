@@ -202,7 +202,7 @@ export interface SleepersParams {
  * ```
  * Prints:
  * ```text
- * 1635 cycles/s
+ * 1595 cycles/s
  * ```
  */
 export function sleepers(params: SleepersParams): Workload {

@@ -24,9 +24,9 @@ import type { SchedCounters } from "../counters";
 import { CacheModel } from "../cache";
 import { bump, newCounters } from "../counters";
 import { CFS_POLICY, cfsTiming, FairClass } from "../fair/fair";
-import { type Era, eraAtLeast, type Features, type Tunables } from "../features";
+import type { Era, Features, Tunables } from "../features";
 import type { Hooks } from "../hooks";
-import { exitLatencyNs, isPolling, recordIdle, selectIdleState } from "./idle";
+import { exitLatencyNs, recordIdle, selectIdleState, wakesWithoutIpi } from "./idle";
 import { RtClass } from "../rt/rt";
 import type { DomainTree } from "../topology/sched_domain";
 import { buildSchedDomains } from "../topology/topology";
@@ -321,11 +321,9 @@ export class Kernel implements SchedCore {
     this.kickCpu(rq, "resched");
   }
 
-  /** Notifies another CPU; a polling idle CPU needs no IPI (wakelist: v3.16+, see below). */
+  /** Notifies another CPU; a polling idle CPU needs no IPI (idle.ts wakesWithoutIpi). */
   kickCpu(rq: Rq, kind: "resched" | "call_function_single"): void {
-    if (isPolling(this.idleStates, rq) && (kind === "resched" || eraAtLeast(this.era, "3.16"))) {
-      // resched_task's tsk_is_polling (2.6.29 sched.c; set_nr_and_not_polling from v3.16) and
-      // ttwu_queue_remote's set_nr_if_polling (v3.16): the idle loop sees the flag, no IPI.
+    if (wakesWithoutIpi(this.era, this.idleStates, rq, kind)) {
       bump(this.counters.ipis, `${kind}_avoided_polling`);
       this.eq.push(
         this.now + exitLatencyNs(this.idleStates, rq),
@@ -513,11 +511,12 @@ export class Kernel implements SchedCore {
 
   /** An IPI to `rq` whose handler runs fn on that CPU (smp_call_function_single). */
   sendIpi(rq: Rq, fn: () => void): void {
-    bump(this.counters.ipis, "call_function_single");
-    this.chargeNs += this.machine.costs.ipiSendNs;
-    const t = this.now + this.machine.costs.ipiDeliveryNs + exitLatencyNs(this.idleStates, rq);
-    this.at(t, () => {
-      rq.ipisReceived++;
+    const poll = wakesWithoutIpi(this.era, this.idleStates, rq, "smp_call");
+    bump(this.counters.ipis, `call_function_single${poll ? "_avoided_polling" : ""}`);
+    if (!poll) this.chargeNs += this.machine.costs.ipiSendNs;
+    const delivery = poll ? 0 : this.machine.costs.ipiDeliveryNs;
+    this.at(this.now + delivery + exitLatencyNs(this.idleStates, rq), () => {
+      if (!poll) rq.ipisReceived++;
       this.thisCpu = rq.cpu;
       fn();
       this.finish(rq);

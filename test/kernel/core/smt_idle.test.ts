@@ -171,3 +171,28 @@ test("costs.smtSiblingSpeed must be in (0, 1]", () => {
   );
   assert.equal(b().costs({ smtSiblingSpeed: 0.5 }).build().costs.smtSiblingSpeed, 0.5);
 });
+
+test("smp_call_function_single to a polling idle CPU: a real IPI before v5.8, none after (send_call_function_single_ipi)", () => {
+  for (const [era, polled] of [
+    ["4.8", false],
+    ["5.19", true],
+  ] as [Era, boolean][]) {
+    const m = preset("core2-2x2");
+    const k = kernel(m, era);
+    k.runUntil(1_000_000); // every CPU idle in C1 (MWAIT, polling)
+    const t0 = k.now;
+    let ranAt = -1;
+    k.sendIpi(k.rqs[3], () => {
+      ranAt = k.now;
+    });
+    k.runUntil(2_000_000);
+    const exit = m.idleStates[0].exitLatencyNs;
+    if (polled) {
+      assert.deepEqual(k.counters.ipis, { call_function_single_avoided_polling: 1 }, era);
+      assert.equal(ranAt - t0, exit, era);
+    } else {
+      assert.deepEqual(k.counters.ipis, { call_function_single: 1 }, era);
+      assert.equal(ranAt - t0, m.costs.ipiDeliveryNs + exit, era);
+    }
+  }
+});
