@@ -287,6 +287,8 @@ export class CfsRq {
   /** LAST_BUDDY / NEXT_BUDDY hints. */
   last: Task | null = null;
   next: Task | null = null;
+  /** The skip buddy: the task that yielded (3.x-5.x yield_task_fair). */
+  skip: Task | null = null;
   /** rq->cfs_tasks: every queued fair task, list head first (enqueue adds at the head). */
   readonly tasks: Task[] = [];
   /** PELT aggregate of the cfs_rq, and contributions of tasks that left while blocked. */

@@ -45,6 +45,7 @@ const SCALAR_COSTS = [
   "ipiDeliveryNs",
   "rqLockLocalNs",
   "memoryBytesPerNs",
+  "smtSiblingSpeed",
 ] as const;
 const LEVEL_COSTS = ["rqLockRemoteNs", "cacheLineNs", "copyBytesPerNs"] as const;
 
@@ -80,6 +81,7 @@ export const DEFAULT_COSTS: CostModel = {
   cacheLineNs: table([1, 2, 10, 45, 45, 130, 130]),
   copyBytesPerNs: table([20, 20, 15, 12, 12, 6, 6]),
   memoryBytesPerNs: 10,
+  smtSiblingSpeed: 0.65,
 };
 const DEFAULT_COST_SOURCE =
   "builder default: choice, generic 2-socket x86 server figure (order of magnitude, see docs/cost-model.md); not measured for this machine";
@@ -455,7 +457,12 @@ function buildCosts(o: CostOverrides): CostModel {
       );
     }
   }
-  for (const k of SCALAR_COSTS) checkCost(k, c[k], k === "memoryBytesPerNs");
+  for (const k of SCALAR_COSTS)
+    checkCost(k, c[k], k === "memoryBytesPerNs" || k === "smtSiblingSpeed");
+  if (c.smtSiblingSpeed > 1)
+    throw new Error(
+      `costs: smtSiblingSpeed must be at most 1, a thread's speed with a busy sibling relative to running alone (got ${c.smtSiblingSpeed})`,
+    );
   for (const k of LEVEL_COSTS)
     for (const l of SHARE_LEVELS) checkCost(`${k}.${l}`, c[k][l], k === "copyBytesPerNs");
   return c;

@@ -51,10 +51,12 @@ export interface MachineSpec {
     cacheLineNs: LevelTable;
     copyBytesPerNs: LevelTable;
     memoryBytesPerNs: Sourced<number>;
+    smtSiblingSpeed: Sourced<number>;
   };
   idleStates: Array<{
     name: string;
-    polling: boolean;
+    /** TIF_POLLING_NRFLAG while in the state; a bare boolean is accepted without a source. */
+    polling: boolean | Sourced<boolean>;
     exitLatencyNs: Sourced<number>;
     targetResidencyNs: Sourced<number>;
   }>;
@@ -217,11 +219,19 @@ export function machineFromSpec(spec: MachineSpec, where = "machine spec"): Mach
     const tr = sourced(where, `idleStates[${i}].targetResidencyNs`, s?.targetResidencyNs);
     sources[`idle.${s.name}.exitLatencyNs`] = ex.source;
     sources[`idle.${s.name}.targetResidencyNs`] = tr.source;
+    let polling: unknown = s.polling;
+    if (polling !== null && typeof polling === "object") {
+      const ps = polling as Sourced<unknown>;
+      if (typeof ps.source !== "string" || !ps.source.trim())
+        throw new Error(`${where}: idleStates[${i}].polling.source must be a non-empty string`);
+      sources[`idle.${s.name}.polling`] = ps.source;
+      polling = ps.value;
+    }
     return {
       name: s.name,
       exitLatencyNs: ex.value,
       targetResidencyNs: tr.value,
-      polling: s.polling,
+      polling: polling as boolean,
     };
   });
   b.idleStates(states);

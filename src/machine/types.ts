@@ -38,7 +38,7 @@ export interface IdleState {
   name: string; // "POLL", "C1", "C1E", "C6", ...
   exitLatencyNs: number; // worst-case exit latency the governor uses
   targetResidencyNs: number;
-  polling: boolean; // woken by setting need_resched, no IPI needed
+  polling: boolean; // TIF_POLLING_NRFLAG set (poll loop, MWAIT): woken by need_resched, no IPI
 }
 
 /** Physical costs of one machine. Every experiment on the machine uses the same figures. */
@@ -57,6 +57,12 @@ export interface CostModel {
   copyBytesPerNs: Record<ShareLevel, number>;
   /** Refill bandwidth for a working set that must come from memory (bytes per ns). */
   memoryBytesPerNs: number;
+  /**
+   * Speed of an SMT thread while a sibling of its core also runs, relative to the thread running
+   * alone on the core (0 < s <= 1; 1 on machines without SMT). Two busy siblings give the core
+   * 2 x s of a lone thread's throughput.
+   */
+  smtSiblingSpeed: number;
 }
 
 /** Cache sizes that decide how much of a task's working set survives a migration. */

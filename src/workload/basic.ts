@@ -111,7 +111,7 @@ export interface PingPongParams {
  * ```
  * Prints:
  * ```text
- * 9.36 us per round trip
+ * 6.16 us per round trip
  * ```
  */
 export function pingpong(params: PingPongParams): Workload {
@@ -202,7 +202,7 @@ export interface SleepersParams {
  * ```
  * Prints:
  * ```text
- * 1615 cycles/s
+ * 1625 cycles/s
  * ```
  */
 export function sleepers(params: SleepersParams): Workload {

@@ -65,7 +65,7 @@ export const FORK_NS_2009 = 100_000;
  * ```
  * Prints:
  * ```text
- * avg [ 37, 37.5 ] stddev [ '33.63', '12.44' ]
+ * avg [ 36.875, 37.625 ] stddev [ '23.84', '17.46' ]
  * ```
  */
 export function schedFair(params: SchedFairParams): Workload {

@@ -28,6 +28,7 @@ test("every preset loads and every cost, cache and idle figure has a source", ()
       ...m.idleStates.flatMap((s) => [
         `idle.${s.name}.exitLatencyNs`,
         `idle.${s.name}.targetResidencyNs`,
+        `idle.${s.name}.polling`,
       ]),
     ];
     for (const k of keys) {

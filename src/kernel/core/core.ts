@@ -25,13 +25,13 @@ import { bump, newCounters } from "../counters";
 import { CFS_POLICY, cfsTiming, FairClass } from "../fair/fair";
 import { type Era, ERA_TRAITS, eraAtLeast, type Features, type Tunables } from "../features";
 import type { Hooks } from "../hooks";
-import { exitLatencyNs, isPolling, recordIdle, selectIdleState } from "./idle";
+import { exitLatencyNs, recordIdle, selectIdleState, wakesWithoutIpi } from "./idle";
 import { RtClass } from "../rt/rt";
 import type { DomainTree } from "../topology/sched_domain";
 import { buildSchedDomains } from "../topology/topology";
 import "../topology/hooks";
 import type { MigrationReason, TraceRecord } from "../trace";
-import { continueTask, startSegment, stopSegment } from "./exec";
+import { continueTask, cpuSpeed, setCurr, smtSiblingsOf, startSegment, stopSegment } from "./exec";
 import { lockRq, unlockRq } from "./ttwu";
 import { closeIdle, flushAccounting, idleWork } from "./cputime";
 import { spawnKernelThread, spawnTask } from "./fork";
@@ -114,6 +114,8 @@ export class Kernel implements SchedCore {
   readonly balancer: FairBalancer;
   private nextPid = 1;
   private readonly idleStates;
+  /** Each CPU's SMT siblings whose speed it changes (exec.ts smtSiblingsOf). */
+  private readonly smtSiblings: number[][];
 
   constructor(cfg: KernelConfig) {
     this.machine = cfg.machine;
@@ -142,6 +144,7 @@ export class Kernel implements SchedCore {
     this.idle = new IdleClass(this);
     this.classes = [this.stop, this.rt, this.fair, this.idle];
     this.idleStates = cfg.machine.idleStates;
+    this.smtSiblings = smtSiblingsOf(cfg.machine);
     this.domains = this.buildDomains();
     this.cfsTiming = cfsTiming(this);
     this.tickNs = Math.round(1e9 / this.tunables.hz);
@@ -157,12 +160,15 @@ export class Kernel implements SchedCore {
   /** build_sched_domains over the online CPUs, with the hooks' group capacities. */
   buildDomains(): DomainTree {
     const online = this.rqs.map((rq) => rq.online);
-    return buildSchedDomains(
+    const tree = buildSchedDomains(
       this.machine,
       online,
       this.era,
       this.hooks.get("topology.group_capacity"),
     );
+    // update_cpu_capacity (smt_gain / weight for SMT threads in the eras that have it)
+    for (const rq of this.rqs) rq.cpuCapacity = rq.cpuCapacityOrig = tree.cpuCapacity[rq.cpu];
+    return tree;
   }
 
   /** num_online_cpus(). */
@@ -220,9 +226,9 @@ export class Kernel implements SchedCore {
     return w;
   }
 
-  /** Work per ns on this CPU relative to a 1024-capacity CPU. */
+  /** Work per ns relative to a lone thread of capacity 1024 (exec.ts cpuSpeed: SMT siblings). */
   speed(cpu: number): number {
-    return this.rqs[cpu].cpuCapacityOrig / 1024;
+    return cpuSpeed(this, cpu, this.smtSiblings[cpu]);
   }
 
   // ---------------------------------------------------------------- class dispatch
@@ -324,10 +330,9 @@ export class Kernel implements SchedCore {
     this.kickCpu(rq, "resched");
   }
 
-  /** Delivers a reschedule/call-function notification to another CPU. */
+  /** Notifies another CPU; a polling idle CPU needs no IPI (idle.ts wakesWithoutIpi). */
   kickCpu(rq: Rq, kind: "resched" | "call_function_single"): void {
-    if (isPolling(this.idleStates, rq)) {
-      // set_nr_if_polling: the idle loop sees the flag; no interrupt is sent.
+    if (wakesWithoutIpi(this.era, this.idleStates, rq, kind)) {
       bump(this.counters.ipis, `${kind}_avoided_polling`);
       this.eq.push(
         this.now + exitLatencyNs(this.idleStates, rq),
@@ -430,7 +435,7 @@ export class Kernel implements SchedCore {
       this.chargeNs += closeIdle(this, rq);
       rq.idleStateIdx = -1;
     }
-    rq.curr = next;
+    setCurr(this, rq, next, this.smtSiblings[rq.cpu]); // re-times the SMT siblings
     if (this.trace) {
       this.trace.push({
         type: "sched_switch",
@@ -506,11 +511,12 @@ export class Kernel implements SchedCore {
 
   /** An IPI to `rq` whose handler runs fn on that CPU (smp_call_function_single). */
   sendIpi(rq: Rq, fn: () => void): void {
-    bump(this.counters.ipis, "call_function_single");
-    this.chargeNs += this.machine.costs.ipiSendNs;
-    const t = this.now + this.machine.costs.ipiDeliveryNs + exitLatencyNs(this.idleStates, rq);
-    this.at(t, () => {
-      rq.ipisReceived++;
+    const poll = wakesWithoutIpi(this.era, this.idleStates, rq, "smp_call");
+    bump(this.counters.ipis, `call_function_single${poll ? "_avoided_polling" : ""}`);
+    if (!poll) this.chargeNs += this.machine.costs.ipiSendNs;
+    const delivery = poll ? 0 : this.machine.costs.ipiDeliveryNs;
+    this.at(this.now + delivery + exitLatencyNs(this.idleStates, rq), () => {
+      if (!poll) rq.ipisReceived++;
       this.thisCpu = rq.cpu;
       fn();
       this.finish(rq);

@@ -5,6 +5,7 @@ import { EV_RUN_DONE, WF_SYNC } from "../sched";
 import type { SchedCore } from "./api";
 import type { Rq } from "../sched";
 import type { Task } from "../sched";
+import type { Machine } from "../../machine/types";
 import { TASK_DEAD, TASK_INTERRUPTIBLE } from "../sched";
 import { tryToWakeUp } from "./ttwu";
 import { POLICIES } from "../prio";
@@ -50,6 +51,38 @@ export function stopSegment(k: SchedCore, rq: Rq, p: Task): void {
   const w = Math.min(rest * k.speed(rq.cpu), p.segWorkNs);
   p.segWorkNs -= w;
   p.stats.workDoneNs += w;
+}
+
+/** Each CPU's SMT siblings, whose speed it changes (none when costs.smtSiblingSpeed is 1). */
+export function smtSiblingsOf(m: Machine): number[][] {
+  const speedChanges = m.costs.smtSiblingSpeed < 1;
+  return m.cpus.map((c) =>
+    speedChanges ? m.cpus.filter((o) => o.core === c.core && o.id !== c.id).map((o) => o.id) : [],
+  );
+}
+
+/** Work per ns: arch capacity / 1024 (not cpu_capacity), x smtSiblingSpeed while a sibling runs. */
+export function cpuSpeed(k: SchedCore, cpu: number, siblings: number[]): number {
+  const s = k.machine.cpus[cpu].capacity / 1024;
+  for (let i = 0; i < siblings.length; i++) {
+    if (k.rqs[siblings[i]].curr !== null) return s * k.machine.costs.smtSiblingSpeed;
+  }
+  return s;
+}
+
+/**
+ * rq->curr = next. A CPU entering or leaving idle changes the speed of its SMT siblings
+ * (costs.smtSiblingSpeed): their running segments are stopped before the change (progress at
+ * the old speed) and started again after it (the rest at the new speed), so work stays exact.
+ */
+export function setCurr(k: SchedCore, rq: Rq, next: Task | null, siblings: number[]): void {
+  if (siblings.length === 0 || (rq.curr === null) === (next === null)) {
+    rq.curr = next;
+    return;
+  }
+  for (const c of siblings) if (k.rqs[c].curr) stopSegment(k, k.rqs[c], k.rqs[c].curr!);
+  rq.curr = next;
+  for (const c of siblings) if (k.rqs[c].curr) startSegment(k, k.rqs[c], k.rqs[c].curr!);
 }
 
 /** The segment's completion event fired: whatever remained is done. */

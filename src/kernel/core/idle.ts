@@ -3,6 +3,7 @@
 // exit latency, unless the state polls (need_resched is noticed without an IPI).
 import type { IdleState } from "../../machine/types";
 import type { Rq } from "../sched";
+import { type Era, eraAtLeast } from "../features";
 
 /** Weight of the newest sample in the running prediction (update_avg-style 1/8). */
 const PREDICT_SHIFT = 3;
@@ -29,4 +30,21 @@ export function exitLatencyNs(states: readonly IdleState[], rq: Rq): number {
 
 export function isPolling(states: readonly IdleState[], rq: Rq): boolean {
   return rq.curr === null && rq.idleStateIdx >= 0 && states[rq.idleStateIdx].polling;
+}
+
+/**
+ * Whether a notification reaches an idle `rq` without an IPI: its state polls (TIF_POLLING_NRFLAG)
+ * and the sender's path tests for it. resched_task's tsk_is_polling (2.6.29 sched.c; later
+ * set_nr_and_not_polling), ttwu_queue_remote's set_nr_if_polling (v3.16, e3baac47f0e8) and
+ * send_call_function_single_ipi's (v5.8: every smp_call_function_single / irq_work_queue_on).
+ */
+export function wakesWithoutIpi(
+  era: Era,
+  states: readonly IdleState[],
+  rq: Rq,
+  kind: "resched" | "call_function_single" | "smp_call",
+): boolean {
+  if (!isPolling(states, rq)) return false;
+  if (kind === "resched") return true;
+  return eraAtLeast(era, kind === "call_function_single" ? "3.16" : "5.8");
 }

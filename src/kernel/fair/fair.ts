@@ -5,7 +5,7 @@ import type { SchedCore } from "../core/api";
 import type { CfsRq, Rq, SchedClass, Task } from "../sched";
 import "./wake/select";
 import { NICE_0_LOAD } from "../sched";
-import { ERA_TRAITS, tunableScale } from "../features";
+import { ERA_TRAITS, eraAtLeast, tunableScale } from "../features";
 import {
   DO_ATTACH,
   initEntityRunnableAverage,
@@ -100,17 +100,29 @@ export const CFS_POLICY: FairPolicy = {
       se.vruntime = vruntime;
     }
   },
-  pickNext(_k, cfs) {
-    const left = cfs.queue.length > 0 ? cfs.queue[0] : null;
+  pickNext(k, cfs) {
+    const first = cfs.queue.length > 0 ? cfs.queue[0] : null;
     const curr = cfs.curr?.se.onRq ? cfs.curr : null;
-    if (!left) return curr;
-    if (!curr) return left;
-    return curr.se.vruntime <= left.se.vruntime ? curr : left;
+    const left = !first || (curr && curr.se.vruntime <= first.se.vruntime) ? curr : first;
+    if (!left) return null;
+    // pick_next_entity: a buddy runs instead of the leftmost if that is not unfair,
+    // wakeup_preempt_entity(buddy, left) < 1; next before last (2.6.29 sched_fair.c, 4.8 fair.c).
+    const { next, last } = cfs;
+    if (next && next !== left && !this.wakeupPreempt(k, next, left)) return next;
+    if (last && last !== left && !this.wakeupPreempt(k, last, left)) return last;
+    if (cfs.skip !== left) return left;
+    // Avoid the skip buddy (the yielder) if the second entity is not too unfair (4.8 fair.c).
+    let second = left === curr ? first : (cfs.queue[1] ?? null);
+    if (left !== curr && curr && (!second || curr.se.vruntime < second.se.vruntime)) second = curr;
+    return second && !this.wakeupPreempt(k, second, left) ? second : left;
   },
   checkPreemptTick(k, cfs, curr) {
     const ideal = schedSlice(k, cfs, curr);
     const deltaExec = curr.se.sumExecRuntime - curr.se.prevSumExecRuntime;
-    if (deltaExec > ideal) return true;
+    if (deltaExec > ideal) {
+      clearBuddies(cfs, curr); // it ran long enough: no buddy favour brings it back
+      return true;
+    }
     if (!ERA_TRAITS[k.era].tickPreemptsVsLeftmost) return false;
     // 3.x+: do not preempt before min_granularity; then if curr is ahead of the leftmost by
     // more than a slice.
@@ -126,6 +138,42 @@ export const CFS_POLICY: FairPolicy = {
     return vdiff > wakeupGran(k, curr, p);
   },
 };
+
+/** clear_buddies: p loses its LAST_BUDDY / NEXT_BUDDY favour. */
+export function clearBuddies(cfs: CfsRq, p: Task): void {
+  if (cfs.last === p) cfs.last = null;
+  if (cfs.next === p) cfs.next = null;
+  if (cfs.skip === p) cfs.skip = null;
+}
+
+/**
+ * check_preempt_wakeup's buddies. 2.6.29 (sched_fair.c): on every check, last = curr
+ * (LAST_BUDDY, curr still queued) and next = p, before the preemption tests. 3.x-5.x (checked in
+ * 4.8 fair.c): next = p when NEXT_BUDDY and nr_running >= sched_nr_latency ("scale"); on a
+ * preemption next = p anyway and, with scale, last = curr. EEVDF (v6.6+) dropped LAST_BUDDY and
+ * the unconditional next buddy. SCHED_IDLE tasks never become buddies. Returns whether next was
+ * marked.
+ */
+function markBuddies(k: SchedCore, cfs: CfsRq, curr: Task, p: Task, preempt: boolean): boolean {
+  const set = (which: "next" | "last", t: Task) => {
+    if (t.policy !== "idle") cfs[which] = t;
+  };
+  if (ERA_TRAITS[k.era].family === "2.6") {
+    if (preempt) return true; // already set before the tests
+    if (k.features.LAST_BUDDY && curr.se.onRq) set("last", curr);
+    set("next", p);
+    return true;
+  }
+  const scale = cfs.nrRunning >= k.cfsTiming.nrLatency;
+  if (!preempt) {
+    if (k.features.NEXT_BUDDY && scale) set("next", p);
+    return k.features.NEXT_BUDDY && scale;
+  }
+  if (eraAtLeast(k.era, "6.6")) return true;
+  set("next", p);
+  if (k.features.LAST_BUDDY && scale && curr.se.onRq) set("last", curr);
+  return true;
+}
 
 function insertByVruntime(queue: Task[], p: Task): void {
   const v = p.se.vruntime;
@@ -235,8 +283,7 @@ export class FairClass implements SchedClass {
     else removeFromQueue(cfs.queue, p);
     this.updateLoad(rq, p);
     removeFromQueue(cfs.tasks, p);
-    if (cfs.last === p) cfs.last = null;
-    if (cfs.next === p) cfs.next = null;
+    clearBuddies(cfs, p);
     p.se.onRq = false;
     cfs.nrRunning--;
     cfs.hNrRunning--;
@@ -262,6 +309,7 @@ export class FairClass implements SchedClass {
     if (cfs.nrRunning === 0) return null;
     const p = this.policy.pickNext(this.k, cfs);
     if (!p) return null;
+    clearBuddies(cfs, p); // a buddy has to earn the favour again
     if (cfs.curr !== p) {
       removeFromQueue(cfs.queue, p);
       this.updateLoad(rq, p);
@@ -292,6 +340,8 @@ export class FairClass implements SchedClass {
       return;
     }
     if (curr.schedClass !== "fair") return; // a higher class runs
+    if (curr !== p) markBuddies(this.k, rq.cfs, curr, p, false);
+    if (rq.needResched) return; // test_tsk_need_resched(curr)
     if (!this.k.features.WAKEUP_PREEMPTION) return;
     // SCHED_IDLE curr is always preempted by a normal task; batch/idle wakees never preempt.
     if (curr.policy === "idle" && p.policy !== "idle") {
@@ -300,14 +350,27 @@ export class FairClass implements SchedClass {
     }
     if (p.policy !== "normal") return;
     this.updateCurr(rq);
-    if (this.policy.wakeupPreempt(this.k, curr, p)) this.k.reschedCurr(rq);
+    if (this.policy.wakeupPreempt(this.k, curr, p)) {
+      markBuddies(this.k, rq.cfs, curr, p, true);
+      this.k.reschedCurr(rq);
+    }
   }
 
-  /** yield_task_fair: skip this entity once (as the kernel's skip buddy does). */
+  /**
+   * yield_task_fair. 2.6.29 (sysctl_sched_compat_yield 0): only update_curr, except SCHED_BATCH,
+   * which goes behind the rightmost. 3.x-5.x (4.8): the skip buddy, which pick_next_entity
+   * avoids if that is not unfair. 6.6+ (EEVDF pushes the deadline a slice): behind the rightmost.
+   */
   yieldTask(rq: Rq, p: Task): void {
     const cfs = rq.cfs;
     if (cfs.nrRunning <= 1) return;
+    clearBuddies(cfs, p);
     this.updateCurr(rq);
+    const era = this.k.era;
+    if (ERA_TRAITS[era].family === "2.6" ? p.policy !== "batch" : !eraAtLeast(era, "6.6")) {
+      if (ERA_TRAITS[era].family !== "2.6") cfs.skip = p;
+      return;
+    }
     // Move it behind the rightmost so the next pick prefers others.
     const right = cfs.queue.length > 0 ? cfs.queue[cfs.queue.length - 1] : null;
     if (right && p.se.vruntime <= right.se.vruntime) p.se.vruntime = right.se.vruntime + 1;

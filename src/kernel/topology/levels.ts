@@ -19,7 +19,13 @@ import {
   type SdLevel,
 } from "./sched_domain";
 
-/** sd->smt_gain in 3.x/4.x: a 2-thread core is worth ~1.15 CPUs (removed in 5.x). */
+/**
+ * sd->smt_gain of the SMT level (SD_SIBLING_INIT / sd_init: 1178, "15%"): update_cpu_capacity
+ * gives each of a core's w threads smt_gain / w (589 for two). Added in v2.6.32 with the dynamic
+ * cpu_power work (2.6.29 has no per-CPU power: init_sched_groups_power gives a flat
+ * SCHED_LOAD_SCALE); removed in v4.20 by 765d0af19f5f ("sched/topology: Remove the ::smt_gain
+ * field from 'struct sched_domain'"). Of our eras: 3.19 and 4.8.
+ */
 export const SMT_GAIN = 1178;
 /** RECLAIM_DISTANCE / node_reclaim_distance: NUMA levels beyond it lose EXEC/FORK/WAKE_AFFINE. */
 export const RECLAIM_DISTANCE = 30;
@@ -139,7 +145,9 @@ const SD_NODE_INIT = P2629({
 });
 
 const isLoadIdxEra = (era: Era) => ERA_TRAITS[era].family === "4.x";
-export const hasSmtGain = isLoadIdxEra;
+/** Whether the era scales an SMT thread's capacity by smt_gain (v2.6.32 ... v4.19). */
+export const hasSmtGain = (era: Era): boolean =>
+  eraAtLeast(era, "2.6.32") && !eraAtLeast(era, "4.20");
 
 /** sd_init() of 3.19 ... 6.19: turns the level's topology flags into behaviour. */
 export function sdInit(era: Era, tlFlags: number, numaDistance: number): (w: number) => Params {

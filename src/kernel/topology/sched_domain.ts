@@ -98,4 +98,10 @@ export interface DomainTree {
   sdNuma: (SchedDomain | null)[];
   /** CPUs that are online and part of the tree. */
   online: number[];
+  /**
+   * rq->cpu_capacity(_orig) per CPU as update_cpu_capacity sets it: the arch capacity, or
+   * smt_gain / span_weight for an SMT thread in the eras with smt_gain (machine capacity for
+   * offline CPUs).
+   */
+  cpuCapacity: number[];
 }

@@ -430,7 +430,8 @@ export function buildSchedDomains(
     }
     sdNuma[cpu] = domains[cpu].find((d) => d.flags & SD_NUMA) ?? null;
   }
-  return { domains, sdLlc, sdLlcSize, sdLlcId, sdNuma, online: onlineIds };
+  const capacities = machine.cpus.map((c) => (online[c.id] ? cpuCapacity(c.id) : c.capacity));
+  return { domains, sdLlc, sdLlcSize, sdLlcId, sdNuma, online: onlineIds, cpuCapacity: capacities };
 }
 
 /**

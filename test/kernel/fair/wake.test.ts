@@ -232,7 +232,7 @@ test("5.19 x86-104t: a wakeup prefers an idle core over an idle SMT sibling of a
     k.runUntil(500_000);
     assert.equal(wakee.cpu, 20, `${era}: the wakee sleeps on cpu20`);
     assert.ok(idleCpu(k, 3) && !idleCpu(k, 55) && idleCpu(k, 10) && idleCpu(k, 62));
-    k.runUntil(1_500_000);
+    k.runUntil(2_000_000); // the waker's 1 ms of work, slowed by its busy SMT sibling
     // target = cpu0 (sync, the waker alone there), prev cpu20 busy: select_idle_cpu scans for
     // whole idle cores and passes cpu3, whose sibling runs a hog.
     assert.equal(wakee.cpu, 10, `${era}: woke on cpu${wakee.cpu}`);
@@ -244,7 +244,7 @@ test("5.19 x86-104t: without an idle core, an idle SMT sibling of prev is taken"
   const k = kernel("x86-104t", "5.19");
   const { wakee } = wakeScenario(k, 20, 0, 1_000_000, true);
   busyLlc(k, [0, 72]); // 72 is cpu20's sibling
-  k.runUntil(1_500_000);
+  k.runUntil(2_000_000); // the waker's 1 ms of work, slowed by its busy SMT sibling
   assert.equal(wakee.cpu, 72);
   assert.deepEqual(k.counters.wakePlacement, { idle_smt: 1 });
 });
@@ -273,7 +273,7 @@ test("6.19 SIS_UTIL stops the LLC scan when the LLC is saturated; 5.19 SIS_PROP 
     const k = kernel("x86-104t", era);
     const { wakee } = wakeScenario(k, 20, 0, 200_000_000, true);
     busyLlc(k, [0, 3]); // cpu3 idle, its sibling busy: no idle core; ~98% util elsewhere
-    k.runUntil(200_500_000);
+    k.runUntil(310_000_000); // 200 ms of work beside a busy SMT sibling (x0.65) takes ~308 ms
     if (era === "6.19") {
       // nr_idle_scan = llc_weight * (1 - (util / capacity)^2 * 1.17^2), floored at 0: no scan.
       assert.equal(wakeState(k).nrIdleScan[k.domains.sdLlcId[0]], 0);
@@ -327,7 +327,7 @@ test("5.6 / 5.19: recent_used_cpu is tried before scanning the LLC, and then rep
     k.runUntil(500_000);
     const st = wakeState(k);
     st.setRecentUsedCpu(wakee, 7); // as if the wakee had last run there
-    k.runUntil(1_500_000);
+    k.runUntil(2_000_000); // the waker's 1 ms of work, slowed by its busy SMT sibling
     // select_idle_cpu would find cpu3 first (scanning from cpu0); recent_used_cpu wins.
     assert.equal(wakee.cpu, 7, era);
     assert.deepEqual(k.counters.wakePlacement, { recent_used: 1 }, era);

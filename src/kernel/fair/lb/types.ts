@@ -44,7 +44,7 @@ export interface LbTask {
   cpusAllowed: ReadonlySet<number> | null;
   /** se.exec_start (ns) for task_hot. */
   execStart: number;
-  /** &p->se == cfs_rq->next || == cfs_rq->last (CACHE_HOT_BUDDY). */
+  /** &p->se == cfs_rq->next (|| == cfs_rq->last in 3.x-5.x): CACHE_HOT_BUDDY. */
   isBuddy: boolean;
   /** SCHED_IDLE policy: never cache hot (task_has_idle_policy). */
   idlePolicy?: boolean;

@@ -6,7 +6,7 @@ import type { Task } from "../../sched";
 import type { LbRq, LbTask } from "./types";
 import { rqClockPelt, updateCfsRqLoadAvg } from "../pelt";
 import { rqLoadWeight2629 } from "../cpu_load";
-import { ERA_TRAITS } from "../../features";
+import { ERA_TRAITS, eraAtLeast } from "../../features";
 
 export class TaskView implements LbTask {
   constructor(
@@ -45,8 +45,12 @@ export class TaskView implements LbTask {
     return this.p.se.execStart;
   }
   get isBuddy(): boolean {
+    // task_hot's CACHE_HOT_BUDDY test: the next buddy in 2.6.29 (sched.c) and EEVDF (6.6+),
+    // next or last in between (4.8 fair.c).
     const cfs = this.k.rqs[this.p.cpu].cfs;
-    return cfs.next === this.p || cfs.last === this.p;
+    if (cfs.next === this.p) return true;
+    const era = this.k.era;
+    return cfs.last === this.p && ERA_TRAITS[era].family !== "2.6" && !eraAtLeast(era, "6.6");
   }
   get idlePolicy(): boolean {
     return this.p.policy === "idle";
