@@ -209,7 +209,15 @@ export function continueTask(k: SchedCore, rq: Rq, p: Task): void {
         p.setAffinity(op.cpus!);
         if (!op.cpus!.some((c) => k.rqs[c].online))
           throw badOp(p, "affinity", op.cpus!.join(","), "a list containing an online CPU");
-        if (!p.cpusAllowed[rq.cpu]) rq.needResched = true; // schedule() moves it
+        if (!p.cpusAllowed[rq.cpu]) {
+          // __set_cpus_allowed_ptr on the running task: stop_one_cpu(migration_cpu_stop) while
+          // the caller sleeps; it wakes on an allowed CPU (kernel/sched/core.c, v2.6.29-v6.x).
+          // Modelled as a sleep of the syscall's length ended by a wakeup, whose select_task_rq
+          // picks an allowed CPU; the stopper's own run is not modelled.
+          k.armTimer(p, k.now + Math.round(costs.syscallNs));
+          block(k, rq, p);
+          return;
+        }
         p.segOverheadNs += costs.syscallNs;
         return begin(k, rq, p);
       }
