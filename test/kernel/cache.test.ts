@@ -67,9 +67,9 @@ function secondRunNs(ws: number, to: number): number {
     workingSetBytes: ws,
     program: function* () {
       yield run(1_000_000);
-      // The new mask excludes cpu0 while it sleeps: the wakeup's select_fallback_rq moves it.
-      yield setAffinity([to]);
       yield call(() => (t0 = k.now));
+      // A mask without cpu0 moves the task at once (migration_cpu_stop), cold on the new CPU.
+      yield setAffinity([to]);
       yield sleep(100_000);
       yield run(1_000_000);
       yield call(() => (t1 = k.now));
