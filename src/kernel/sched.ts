@@ -342,6 +342,9 @@ export class Rq {
   /** rq->avg_idle, used by the newly-idle balance gate. */
   avgIdle = 0;
   idleStamp = 0;
+  /** rq->wake_stamp (jiffies) and rq->wake_avg_idle (v5.13-v6.5, SIS_PROP's scan budget). */
+  wakeStamp = 0;
+  wakeAvgIdle = 0;
   // balance state (used by the load balancer)
   nextBalance = 0;
   activeBalance = false;

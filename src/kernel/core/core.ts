@@ -152,6 +152,7 @@ export class Kernel implements SchedCore {
       rq.idleSince = 0;
       rq.idleStateIdx = selectIdleState(this.idleStates, rq);
       rq.avgIdle = 2 * this.tunables.sched_migration_cost_ns; // sched_init
+      rq.wakeAvgIdle = rq.avgIdle;
     }
     this.rqViews = this.rqs.map((rq) => new RqView(rq, this));
     this.balancer = new FairBalancer(this);

@@ -241,11 +241,15 @@ export function schedTtwuPending(k: SchedCore, rq: Rq): void {
 /** ttwu_do_activate: enqueue a woken task and see whether it preempts. */
 export function ttwuDoActivate(k: SchedCore, rq: Rq, p: Task, flags: number): void {
   if (rq.idleStamp > 0 && rq.curr === null) {
-    // rq->avg_idle for the newidle gate, capped at 2 * migration_cost.
+    // ttwu_do_wakeup (v3.12+): update_avg(&rq->avg_idle, delta), then cap at
+    // 2 * max_idle_balance_cost (here its initial value, sysctl_sched_migration_cost); v5.13-v6.5
+    // also restart the SIS_PROP budget: wake_stamp = jiffies, wake_avg_idle = avg_idle / 2.
     const delta = k.now - rq.idleStamp;
     const max = 2 * k.tunables.sched_migration_cost_ns;
+    rq.avgIdle += (delta - rq.avgIdle) / 8;
     if (rq.avgIdle > max) rq.avgIdle = max;
-    else rq.avgIdle += (delta - rq.avgIdle) / 8;
+    rq.wakeStamp = Math.floor(k.now / k.tickNs);
+    rq.wakeAvgIdle = Math.floor(rq.avgIdle / 2);
     rq.idleStamp = 0;
   }
   p.stats.sleepNs += k.now - p.lastStateChange;

@@ -101,3 +101,35 @@ for (const era of ERAS) {
     }
   });
 }
+
+test("waking an idle CPU updates avg_idle then caps it, and restarts wake_avg_idle (v5.13+)", () => {
+  const k = kernel("5.19");
+  const max = 2 * k.tunables.sched_migration_cost_ns;
+  const wakee = k.spawn({
+    comm: "wakee",
+    cpu: 2,
+    cpus: [2],
+    program: function* () {
+      yield wait();
+      yield run(100_000);
+      yield wait();
+    },
+  });
+  k.spawn({
+    comm: "waker",
+    cpu: 0,
+    cpus: [0],
+    program: function* () {
+      yield run(AT);
+      yield wake(wakee.pid);
+      yield wait();
+    },
+  });
+  const rq = k.rqs[2];
+  assert.equal(rq.avgIdle, max); // sched_init: 2 * migration cost
+  k.runUntil(AT + 50_000);
+  // idle for ~2 ms > max: update_avg would overshoot; the cap brings it back
+  assert.equal(rq.avgIdle, max);
+  assert.equal(rq.wakeAvgIdle, Math.floor(max / 2));
+  assert.equal(rq.wakeStamp, Math.floor((AT + 50_000) / k.tickNs));
+});

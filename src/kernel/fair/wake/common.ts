@@ -183,11 +183,6 @@ export class WakeState {
   readonly nrIdleScanAt: Float64Array;
   /** this_sd->avg_scan_cost (ns) of each CPU's sd_llc instance. */
   readonly avgScanCost: Float64Array;
-  /** rq->wake_avg_idle and rq->wake_stamp (jiffies), 5.13+ SIS_PROP. */
-  readonly wakeAvgIdle: Float64Array;
-  readonly wakeStamp: Float64Array;
-  /** rq->idle_since when wake_avg_idle was last reset (a new idle period resets it). */
-  readonly wakeIdleSeen: Float64Array;
   /** p->recent_used_cpu by pid (-1: never set). */
   private recentUsed = new Int32Array(256).fill(-1);
   /** for_each_cpu_wrap with cpumask_andnot: CPUs marked with the current generation are skipped. */
@@ -216,9 +211,6 @@ export class WakeState {
     this.nrIdleScan = new Int32Array(this.n);
     this.nrIdleScanAt = new Float64Array(this.n).fill(-Infinity);
     this.avgScanCost = new Float64Array(this.n);
-    this.wakeAvgIdle = new Float64Array(this.n);
-    this.wakeStamp = new Float64Array(this.n);
-    this.wakeIdleSeen = new Float64Array(this.n).fill(-1);
     this.seen = new Uint32Array(this.n);
     this.lineNs = new Float64Array(SHARE_LEVELS.length);
     SHARE_LEVELS.forEach((lvl, i) => {

@@ -128,25 +128,20 @@ export function wakeAffine5x(ctx: WakeAffineCtx): number {
 }
 
 /**
- * rq->wake_avg_idle (5.13+): reset to avg_idle / 2 when the CPU wakes from idle (here: the first
- * time a scan sees a new idle period of the CPU), halved for every jiffy since wake_stamp, and
- * debited with the time of each SIS_PROP scan (in selectIdleCpu).
+ * rq->wake_avg_idle (5.13+): reset to avg_idle / 2 when the CPU wakes from idle
+ * (ttwu_do_activate, core/ttwu.ts), halved for every jiffy since wake_stamp, and debited with the
+ * time of each SIS_PROP scan (in selectIdleCpu).
  */
-function wakeAvgIdle(k: SchedCore, st: WakeState, cpu: number): number {
+function wakeAvgIdle(k: SchedCore, cpu: number): number {
   const rq = k.rqs[cpu];
-  if (st.wakeIdleSeen[cpu] !== rq.idleSince) {
-    st.wakeIdleSeen[cpu] = rq.idleSince;
-    st.wakeAvgIdle[cpu] = Math.floor(rq.avgIdle / 2);
-    st.wakeStamp[cpu] = Math.floor(rq.idleSince / k.tickNs);
-  }
   // If we're busy, the assumption that the last idle period predicts the future is flawed; age
   // away the remaining predicted idle time.
   const now = Math.floor(k.now / k.tickNs);
-  while (st.wakeStamp[cpu] < now && st.wakeAvgIdle[cpu]) {
-    st.wakeStamp[cpu]++;
-    st.wakeAvgIdle[cpu] = Math.floor(st.wakeAvgIdle[cpu] / 2);
+  while (rq.wakeStamp < now && rq.wakeAvgIdle) {
+    rq.wakeStamp++;
+    rq.wakeAvgIdle = Math.floor(rq.wakeAvgIdle / 2);
   }
-  return st.wakeAvgIdle[cpu];
+  return rq.wakeAvgIdle;
 }
 
 /** sd_llc_shared->nr_idle_scan (SIS_UTIL): update_idle_cpu_scan's formula over target's LLC. */
@@ -227,7 +222,7 @@ function selectIdleCpu(
   let nr = INT_MAX;
   const prop = k.features.SIS_PROP && !hasIdleCore;
   if (prop) {
-    const avgIdle = late ? wakeAvgIdle(k, st, thisCpu) : Math.floor(k.rqs[thisCpu].avgIdle / 512);
+    const avgIdle = late ? wakeAvgIdle(k, thisCpu) : Math.floor(k.rqs[thisCpu].avgIdle / 512);
     const avgCost = st.avgScanCost[thisCpu] + 1;
     const spanAvg = sd.spanWeight * avgIdle;
     nr = spanAvg > 4 * avgCost ? Math.floor(spanAvg / avgCost) : 4;
@@ -289,7 +284,10 @@ function selectIdleCpu(
   // this_sd->avg_scan_cost: 5.6 always; 5.19 when SIS_PROP limited the scan, which also
   // accounts the scan's cost against the predicted idle time.
   if (!late || prop) st.avgScanCost[thisCpu] = updateAvg(st.avgScanCost[thisCpu], time);
-  if (late && prop) st.wakeAvgIdle[thisCpu] -= Math.min(st.wakeAvgIdle[thisCpu], time);
+  if (late && prop) {
+    const rq = k.rqs[thisCpu];
+    rq.wakeAvgIdle -= Math.min(rq.wakeAvgIdle, time);
+  }
   return idleCpuFound === -1 ? -1 : st.noteSis("idle_sibling", idleCpuFound);
 }
 
