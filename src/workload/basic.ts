@@ -111,7 +111,7 @@ export interface PingPongParams {
  * ```
  * Prints:
  * ```text
- * 6.16 us per round trip
+ * 7.29 us per round trip
  * ```
  */
 export function pingpong(params: PingPongParams): Workload {

@@ -333,10 +333,13 @@ export class Kernel implements SchedCore {
 
   /** Notifies another CPU; a polling idle CPU needs no IPI (idle.ts wakesWithoutIpi). */
   kickCpu(rq: Rq, kind: "resched" | "call_function_single"): void {
+    // The flag write or the IPI leaves at the sender's clock: after the work this context has
+    // done so far (its lock holds, the enqueue), not at the start of the event.
+    const sent = this.now + this.chargeNs;
     if (wakesWithoutIpi(this.era, this.idleStates, rq, kind)) {
       bump(this.counters.ipis, `${kind}_avoided_polling`);
       this.eq.push(
-        this.now + exitLatencyNs(this.idleStates, rq),
+        sent + exitLatencyNs(this.idleStates, rq),
         kind === "resched" ? EV_RESCHED_IPI : EV_WAKE_ARRIVE,
         rq.cpu,
         0,
@@ -346,7 +349,7 @@ export class Kernel implements SchedCore {
     if (kind === "resched" && rq.reschedIpiPending) return;
     bump(this.counters.ipis, kind);
     this.chargeNs += this.machine.costs.ipiSendNs;
-    const t = this.now + this.machine.costs.ipiDeliveryNs + exitLatencyNs(this.idleStates, rq);
+    const t = sent + this.machine.costs.ipiDeliveryNs + exitLatencyNs(this.idleStates, rq);
     if (kind === "resched") {
       rq.reschedIpiPending = true;
       this.eq.push(t, EV_RESCHED_IPI, rq.cpu, 1);
@@ -512,11 +515,12 @@ export class Kernel implements SchedCore {
 
   /** An IPI to `rq` whose handler runs fn on that CPU (smp_call_function_single). */
   sendIpi(rq: Rq, fn: () => void): void {
+    const sent = this.now + this.chargeNs; // the sender's clock, as in kickCpu
     const poll = wakesWithoutIpi(this.era, this.idleStates, rq, "smp_call");
     bump(this.counters.ipis, `call_function_single${poll ? "_avoided_polling" : ""}`);
     if (!poll) this.chargeNs += this.machine.costs.ipiSendNs;
     const delivery = poll ? 0 : this.machine.costs.ipiDeliveryNs;
-    this.at(this.now + delivery + exitLatencyNs(this.idleStates, rq), () => {
+    this.at(sent + delivery + exitLatencyNs(this.idleStates, rq), () => {
       if (!poll) rq.ipisReceived++;
       this.thisCpu = rq.cpu;
       fn();
