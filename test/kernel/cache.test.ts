@@ -3,10 +3,10 @@
 // its work makes progress.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { buildKernel } from "../../src/experiment/run";
 import { machineBuilder } from "../../src/machine/builder";
 import { call, run, setAffinity, sleep } from "../../src/kernel/ops";
 import type { Kernel } from "../../src/kernel/core/core";
+import { boot } from "./boot";
 
 const COPY = {
   same_core: 20,
@@ -26,14 +26,7 @@ function kernel(): Kernel {
     .costs({ copyBytesPerNs: COPY, memoryBytesPerNs: MEM, contextSwitchNs: 1200 })
     .caches({ llcBytes: 32 << 20 })
     .build();
-  return buildKernel({
-    machine: m,
-    online: m.online,
-    era: "5.19",
-    patches: [],
-    seed: "t",
-    trace: false,
-  });
+  return boot(m, "5.19");
 }
 
 test("refillNs: the warm part at the sharing level's bandwidth plus the evicted part from memory", () => {

@@ -1,20 +1,13 @@
 // Task programs' system calls as exec.ts carries them out.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { buildKernel } from "../../../src/experiment/run";
 import { machineBuilder } from "../../../src/machine/builder";
 import { call, run, setAffinity } from "../../../src/kernel/ops";
+import { boot } from "../boot";
 
 function kernel() {
   const m = machineBuilder().sockets(2).cores(2).build();
-  return buildKernel({
-    machine: m,
-    online: m.online,
-    era: "5.19",
-    patches: [],
-    seed: "t",
-    trace: false,
-  });
+  return boot(m, "5.19");
 }
 
 test("sched_setaffinity to a mask without the running CPU moves the task at once", () => {

@@ -4,11 +4,11 @@
 // woken without an IPI (set_nr_if_polling).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { buildKernel } from "../../../src/experiment/run";
 import { machineBuilder } from "../../../src/machine/builder";
 import { call, run, sleep, wait, wake } from "../../../src/kernel/ops";
 import type { IdleState } from "../../../src/machine/types";
 import type { Kernel } from "../../../src/kernel/core/core";
+import { boot } from "../boot";
 
 const STATES: IdleState[] = [
   { name: "POLL", exitLatencyNs: 0, targetResidencyNs: 0, polling: true },
@@ -26,14 +26,7 @@ function kernel(state: IdleState): Kernel {
     .costs({ ipiSendNs: 200, ipiDeliveryNs: 1500, contextSwitchNs: 1200, wakeupNs: 400 })
     .idleStates([state])
     .build();
-  return buildKernel({
-    machine: m,
-    online: m.online,
-    era: "5.19",
-    patches: [],
-    seed: "t",
-    trace: false,
-  });
+  return boot(m, "5.19");
 }
 
 /** A task alone on cpu0 sleeps 1 ms (cpu0 idles); the time from its timer to it running again. */

@@ -1,24 +1,17 @@
 // checkInvariants on hand-corrupted states: each invariant it enforces fails, naming itself.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { buildKernel } from "../../../src/experiment/run";
 import { machineBuilder } from "../../../src/machine/builder";
 import { run, wait } from "../../../src/kernel/ops";
 import { TASK_INTERRUPTIBLE, TASK_RUNNING } from "../../../src/kernel/sched";
 import type { Kernel } from "../../../src/kernel/core/core";
 import type { Task } from "../../../src/kernel/sched";
+import { boot } from "../boot";
 
 /** Two CPUs: cpu0 runs a and b (b queued), cpu1 runs c; s sleeps on cpu1. */
 function state(): { k: Kernel; a: Task; b: Task; c: Task; s: Task } {
   const m = machineBuilder().sockets(1).cores(2).build();
-  const k = buildKernel({
-    machine: m,
-    online: m.online,
-    era: "5.19",
-    patches: [],
-    seed: "t",
-    trace: false,
-  });
+  const k = boot(m, "5.19");
   const hog = function* () {
     yield run(Infinity);
   };

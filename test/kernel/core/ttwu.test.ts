@@ -2,11 +2,11 @@
 // try_to_wake_up took (counters.wakePath) and whether the wakelist IPI was sent (counters.ipis).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { buildKernel } from "../../../src/experiment/run";
 import { machineBuilder } from "../../../src/machine/builder";
 import { run, wait, wake } from "../../../src/kernel/ops";
 import { ERAS, type Era } from "../../../src/kernel/features";
 import type { Kernel } from "../../../src/kernel/core/core";
+import { boot } from "../boot";
 
 /** 2 sockets x 2 cores, LLC per socket: cpu0/cpu1 share an LLC, cpu2/cpu3 the other. */
 function kernel(era: Era): Kernel {
@@ -16,7 +16,7 @@ function kernel(era: Era): Kernel {
     .costs({ ipiSendNs: 200, ipiDeliveryNs: 1500, wakeupNs: 400 })
     .idleStates([{ name: "C1", exitLatencyNs: 1000, targetResidencyNs: 2000, polling: false }])
     .build();
-  return buildKernel({ machine: m, online: m.online, era, patches: [], seed: "t", trace: false });
+  return boot(m, era);
 }
 
 const AT = 2_000_000;

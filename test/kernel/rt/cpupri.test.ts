@@ -16,6 +16,7 @@ import {
 } from "../../../src/kernel/rt/cpupri";
 import { rtPriorityToPrio } from "../../../src/kernel/prio";
 import type { Kernel } from "../../../src/kernel/core/core";
+import { boot } from "../boot";
 
 const MS = 1_000_000;
 const hog = function* () {
@@ -24,7 +25,7 @@ const hog = function* () {
 
 function kernel(era: Era): Kernel {
   const m = preset("core2-2x2");
-  return buildKernel({ machine: m, online: m.online, era, patches: [], seed: "t", trace: false });
+  return boot(m, era);
 }
 
 function task(rtPriority: number, cpus = [0, 1, 2, 3]): { prio: number; cpusAllowed: Uint8Array } {

@@ -2,7 +2,7 @@
 // and the placement decisions that do not need the core's push/pull wiring.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { buildKernel, preset } from "../../../src/index";
+import { preset } from "../../../src/index";
 import type { Era } from "../../../src/index";
 import { run, sleep } from "../../../src/kernel/ops";
 import type { Kernel } from "../../../src/kernel/core/core";
@@ -10,6 +10,7 @@ import type { Task } from "../../../src/kernel/sched";
 import { convertPrio, rqCpupriPrio } from "../../../src/kernel/rt/cpupri";
 import { MAX_RT_PRIO } from "../../../src/kernel/prio";
 import { findLowestRq } from "../../../src/kernel/rt/select";
+import { boot } from "../boot";
 
 const MS = 1_000_000;
 const hog = function* () {
@@ -18,7 +19,7 @@ const hog = function* () {
 
 function kernel(era: Era, machine = "core2-2x2"): Kernel {
   const m = preset(machine);
-  return buildKernel({ machine: m, online: m.online, era, patches: [], seed: "t", trace: false });
+  return boot(m, era);
 }
 
 /** Every RT invariant the push/pull code relies on. */

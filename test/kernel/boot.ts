@@ -1,0 +1,11 @@
+// Shared test fixture: a kernel booted on a machine with nothing running, no patches and a fixed
+// seed, as most hand-built kernel tests need.
+import { buildKernel } from "../../src/experiment/run";
+import type { Kernel } from "../../src/kernel/core/core";
+import type { Era } from "../../src/kernel/features";
+import type { Machine } from "../../src/machine/types";
+
+/** buildKernel for machine `m` with every CPU it marks online, era `era`, no patches, seed "t". */
+export function boot(m: Machine, era: Era = "5.19", seed = "t"): Kernel {
+  return buildKernel({ machine: m, online: m.online, era, patches: [], seed, trace: false });
+}
