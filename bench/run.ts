@@ -1,4 +1,5 @@
-// Simulator speed: events per second and simulated seconds per wall second.
+// Simulator speed: events per second and simulated seconds per wall second, beside a bare
+// binary-heap event loop timed in the same process (the cost floor of any event-driven run).
 // Prints figures and asserts none. `npm run bench -- --json` prints one JSON object.
 import type { Workload } from "../src/workload/workload";
 import type { Experiment } from "../src/experiment/experiment";
@@ -17,6 +18,15 @@ interface Case {
   make(): Experiment;
   workload: Workload;
 }
+
+/** 8 NUMA nodes (one per socket) as a cube of UPI links: 21 one hop away, 31 two, 41 three. */
+const cubeDistance = Array.from({ length: 8 }, (_, i) =>
+  Array.from({ length: 8 }, (_, j) => {
+    let hops = 0;
+    for (let x = i ^ j; x; x >>= 1) hops += x & 1;
+    return hops === 0 ? 10 : 11 + 10 * hops;
+  }),
+);
 
 const cases: Case[] = [
   {
@@ -40,11 +50,136 @@ const cases: Case[] = [
     workload: hogs({ n: 208 }),
     make: () => topology("x86-104t").era("5.19"),
   },
+  {
+    // 8 sockets x 64 cores x 2 threads, one LLC per socket, one node per socket
+    name: "pingpong-1024cpu",
+    tasks: 2048,
+    duration: 0.008, // boot alone (sched domains of 1024 CPUs) takes several seconds
+    workload: pingpong({ pairs: 1024 }),
+    make: () =>
+      topology()
+        .name("bench-1024cpu")
+        .sockets(8)
+        .cores(64)
+        .threads(2)
+        .llc("package")
+        .nodes(8)
+        .distance(cubeDistance)
+        .era("5.19"),
+  },
 ];
+
+/**
+ * The reference loop: an array-backed binary min-heap of (time, seq) holding a steady `pending`
+ * events; each pop schedules one new event at a random future time (0..1 ms). No simulation
+ * work at all, so its events/s bounds what any event-driven simulator can reach here.
+ */
+function bareHeap(pending: number, events: number): { events: number; wall: number } {
+  const cap = pending + 1;
+  const time = new Float64Array(cap);
+  const seq = new Float64Array(cap);
+  let size = 0;
+  let nextSeq = 0;
+  let rng = 0x9e3779b9; // xorshift32, fixed seed
+  const rand = () => {
+    rng ^= rng << 13;
+    rng ^= rng >>> 17;
+    rng ^= rng << 5;
+    return (rng >>> 0) / 4294967296;
+  };
+  const less = (i: number, j: number) =>
+    time[i] < time[j] || (time[i] === time[j] && seq[i] < seq[j]);
+  const swap = (i: number, j: number) => {
+    const t = time[i];
+    time[i] = time[j];
+    time[j] = t;
+    const s = seq[i];
+    seq[i] = seq[j];
+    seq[j] = s;
+  };
+  const push = (t: number) => {
+    let i = size++;
+    time[i] = t;
+    seq[i] = nextSeq++;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!less(i, p)) break;
+      swap(i, p);
+      i = p;
+    }
+  };
+  const pop = (): number => {
+    const t = time[0];
+    size--;
+    time[0] = time[size];
+    seq[0] = seq[size];
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= size) break;
+      const m = l + 1 < size && less(l + 1, l) ? l + 1 : l;
+      if (!less(m, i)) break;
+      swap(i, m);
+      i = m;
+    }
+    return t;
+  };
+  for (let k = 0; k < pending; k++) push(Math.floor(rand() * 1e6));
+  const t0 = process.hrtime.bigint();
+  let now = 0;
+  for (let k = 0; k < events; k++) {
+    now = pop();
+    push(now + Math.floor(rand() * 1e6));
+  }
+  const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+  if (now < 0) throw new Error("unreachable"); // keeps the loop's result live
+  return { events, wall };
+}
+
+interface Row {
+  name: string;
+  cpus: number | null;
+  tasks: number;
+  events: number;
+  wall_s: number;
+  events_per_s: number;
+  ns_per_event: number;
+  sim_s_per_wall_s?: number;
+  vs_bare_heap?: number;
+}
 
 function main(): void {
   const json = process.argv.includes("--json");
-  const results = [];
+  const results: Row[] = [];
+  const print = (r: Row) => {
+    if (json) return;
+    const what =
+      r.cpus === null
+        ? `${"-".padStart(4)}      ${String(r.tasks).padStart(4)} pending`
+        : `${String(r.cpus).padStart(4)} cpus ${String(r.tasks).padStart(4)} tasks  `;
+    const tail =
+      r.vs_bare_heap === undefined
+        ? "(reference)"
+        : `${r.sim_s_per_wall_s} sim s / wall s  ${r.vs_bare_heap.toFixed(3)} x bare heap`;
+    console.log(
+      `${r.name.padEnd(18)} ${what}${String(r.events).padStart(10)} events in ${r.wall_s.toFixed(2)} s  ` +
+        `${(r.events_per_s / 1e6).toFixed(2)} M events/s  ${r.ns_per_event.toFixed(0).padStart(5)} ns/event  ${tail}`,
+    );
+  };
+  // the reference first: the simulator cases are quoted against it
+  bareHeap(208, 2e6); // warm-up, untimed
+  const b = bareHeap(208, 2e7);
+  const bare: Row = {
+    name: "bare-heap-104",
+    cpus: null,
+    tasks: 208,
+    events: b.events,
+    wall_s: +b.wall.toFixed(3),
+    events_per_s: Math.round(b.events / b.wall),
+    ns_per_event: +((b.wall / b.events) * 1e9).toFixed(1),
+  };
+  results.push(bare);
+  print(bare);
   for (const c of cases) {
     const exp = c.make().workload(c.workload);
     const cpus = exp.machine().cpus.length;
@@ -52,22 +187,19 @@ function main(): void {
     const res = exp.runSync({ iterations: 1, seed: 1, duration: c.duration, warmup: 0 });
     const wall = Number(process.hrtime.bigint() - t0) / 1e9;
     const events = res.data.iterations[0].events;
-    const row = {
+    const row: Row = {
       name: c.name,
       cpus,
       tasks: c.tasks,
       events,
       wall_s: +wall.toFixed(3),
       events_per_s: Math.round(events / wall),
+      ns_per_event: +((wall / events) * 1e9).toFixed(1),
       sim_s_per_wall_s: +(c.duration / wall).toFixed(4),
+      vs_bare_heap: +(events / wall / bare.events_per_s).toFixed(4),
     };
     results.push(row);
-    if (!json) {
-      console.log(
-        `${row.name.padEnd(18)} ${String(cpus).padStart(4)} cpus ${String(c.tasks).padStart(4)} tasks  ${String(events).padStart(10)} events in ${row.wall_s.toFixed(2)} s  ` +
-          `${(row.events_per_s / 1e6).toFixed(2)} M events/s  ${row.sim_s_per_wall_s} sim s / wall s`,
-      );
-    }
+    print(row);
   }
   if (json) console.log(JSON.stringify({ cases: results }));
 }
