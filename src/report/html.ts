@@ -18,6 +18,7 @@ import {
   ledgerRow,
   ledgerRows,
   ledgerTotals,
+  runCostText,
   type ReportExperiment,
 } from "./ledger";
 
@@ -129,7 +130,7 @@ export function renderReport(input: ReportInput): string {
     return [
       `<section id="${anchor(e.id)}">`,
       `<h2>${escapeHtml(e.id)}: ${escapeHtml(e.title)}</h2>`,
-      `<p class="meta">machine <b>${escapeHtml(e.machine)}</b>${e.source ? ` · source: ${escapeHtml(e.source)}` : ""}</p>`,
+      `<p class="meta">machine <b>${escapeHtml(e.machine)}</b>${e.source ? ` · source: ${escapeHtml(e.source)}` : ""}${escapeHtml(runCostText(e.wallS, e.events, " · "))}</p>`,
       e.notes ? paragraphs(e.notes) : "",
       ledgerTable(e),
       figs,

@@ -45,6 +45,10 @@ export interface ReportExperiment {
   notes?: string;
   /** Where the published numbers come from (message, URL-free citation). */
   source?: string;
+  /** Wall-clock seconds the experiment's runs took. */
+  wallS?: number;
+  /** Simulated events over the experiment's runs. */
+  events?: number;
 }
 
 export interface LedgerRow extends LedgerRowInput {
@@ -100,3 +104,20 @@ export const bandText = (b?: [number, number]) => (b ? `[${fmtNum(b[0])}, ${fmtN
 export const inBandText = (v: boolean | null) => (v === null ? "-" : v ? "yes" : "NO");
 /** The kind column: "calibrated", "derived", or "-" for an independent row. */
 export const kindText = (k?: FigureKind) => (k && k !== "independent" ? k : "-");
+
+/** What the runs cost, "12.3 s wall, 45.6 M events" (the parts given; "" if none), after `lead`. */
+export function runCostText(
+  wallS: number | undefined,
+  events: number | undefined,
+  lead: string,
+): string {
+  const parts: string[] = [];
+  if (wallS !== undefined) parts.push(`${wallS.toFixed(1)} s wall`);
+  if (events !== undefined)
+    parts.push(
+      events >= 1e6
+        ? `${(events / 1e6).toFixed(1)} M events`
+        : `${(events / 1e3).toFixed(1)} k events`,
+    );
+  return parts.length ? `${lead}${parts.join(", ")}` : "";
+}

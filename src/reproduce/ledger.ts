@@ -1,6 +1,6 @@
 // The reproduction ledger: for each experiment, each published number beside the simulated one.
 import { mean } from "../analysis/stats";
-import { ledgerRow as judgeRow, kindText } from "../report/ledger";
+import { ledgerRow as judgeRow, kindText, runCostText } from "../report/ledger";
 import { VERSION } from "../version";
 import type { Results } from "../experiment/results";
 import type { FigureKind, LedgerRow } from "./types";
@@ -15,8 +15,19 @@ export interface LedgerExperiment {
   /** Seed file the published numbers come from. */
   source: string;
   rows: LedgerRow[];
-  /** Simulated seconds per iteration, iterations, seed: enough to rerun. */
-  run: { iterations: number; durationS: number; seed: string; era: string };
+  /**
+   * Simulated seconds per iteration, iterations, seed: enough to rerun. What the runs cost:
+   * `events`, the simulated events over all of them, and `wall_s`, the wall-clock seconds they
+   * took (it varies from run to run: strip it before comparing ledgers).
+   */
+  run: {
+    iterations: number;
+    durationS: number;
+    seed: string;
+    era: string;
+    wall_s?: number;
+    events?: number;
+  };
   notes?: string;
 }
 
@@ -81,7 +92,7 @@ export function formatLedger(l: Ledger): string {
     out.push(
       "",
       `${e.id}  ${e.title}`,
-      `    machine ${e.machine}, era ${e.run.era}, ${e.run.iterations} iterations x ${e.run.durationS} s, seed ${e.run.seed}; source ${e.source}`,
+      `    machine ${e.machine}, era ${e.run.era}, ${e.run.iterations} iterations x ${e.run.durationS} s, seed ${e.run.seed}${runCostText(e.run.wall_s, e.run.events, ", ")}; source ${e.source}`,
     );
     const head = [
       "metric",
@@ -130,9 +141,14 @@ export interface LedgerSource {
   notes?: string;
 }
 
-/** One experiment's ledger entry from its reproduction and results. */
-export function ledgerEntry(r: LedgerSource, res: Results): LedgerExperiment {
+/**
+ * One experiment's ledger entry from its reproduction and results; `wallS`, the wall-clock
+ * seconds the runs took, when the caller timed them.
+ */
+export function ledgerEntry(r: LedgerSource, res: Results, wallS?: number): LedgerExperiment {
   const spec = res.data.spec;
+  let events = 0;
+  for (const it of res.data.iterations) events += it.events;
   return {
     id: r.id,
     title: r.title,
@@ -144,6 +160,8 @@ export function ledgerEntry(r: LedgerSource, res: Results): LedgerExperiment {
       durationS: spec.durationNs / 1e9,
       seed: spec.seed,
       era: spec.era,
+      ...(wallS === undefined ? {} : { wall_s: +wallS.toFixed(3) }),
+      events,
     },
     notes: r.notes,
   };

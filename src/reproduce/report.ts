@@ -36,6 +36,8 @@ export function writeReport(
       rows: reportRows(e),
       figures: run?.repro.figures ? run.repro.figures(run.res) : [],
       spec: run?.res.data.spec,
+      wallS: e.run.wall_s,
+      events: e.run.events,
     };
   });
   const ids = ledger.experiments.map((e) => e.id).join(" ");

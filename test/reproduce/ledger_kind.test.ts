@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { formatLedger, ledgerRow, newLedger } from "../../src/reproduce/ledger";
 import { reportRows } from "../../src/reproduce/report";
-import { ledgerTable } from "../../src/report/html";
+import { ledgerTable, renderReport } from "../../src/report/html";
 import { ledgerTotals, ledgerRows } from "../../src/report/ledger";
 import type { PublishedFile } from "../../src/reproduce/registry";
 
@@ -71,4 +71,20 @@ test("data/published: every figure has a kind; calibrated and derived ones carry
   assert.equal(kind("avg_loops", "pre"), "calibrated");
   assert.equal(kind("stddev_loops", "post"), "derived");
   assert.equal(kind("cv_loops", "post"), "independent");
+});
+
+test("the text ledger and the report say what the runs cost: wall seconds and events", () => {
+  const l = entry();
+  Object.assign(l.experiments[0].run, { wall_s: 12.345, events: 45_600_000 });
+  assert.match(formatLedger(l), /seed 1, 12\.3 s wall, 45\.6 M events; source s$/m);
+  const html = renderReport({
+    version: "0",
+    experiments: [{ ...l.experiments[0], rows: [], figures: [], wallS: 12.345, events: 45_600 }],
+  });
+  assert.match(
+    html,
+    /<p class="meta">machine <b>core2-2x2<\/b> · source: s · 12\.3 s wall, 45\.6 k events<\/p>/,
+  );
+  // a ledger without them (built by hand) prints as before
+  assert.match(formatLedger(entry()), /seed 1; source s$/m);
 });
