@@ -1,5 +1,6 @@
 // The `schedlab` command.
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { presetNames, preset } from "./machine/presets";
 import { ERAS, fairPolicyNote, isEra } from "./kernel/features";
@@ -7,12 +8,19 @@ import { hookDescription, hookNames } from "./kernel/hooks";
 import { buildSchedDomains, describeDomains } from "./kernel/topology/topology";
 import { defaultGroupCapacity } from "./kernel/topology/topology";
 import { reproduction, reproductionIds, type Reproduction } from "./reproduce/registry";
-import { runReproductionParallel } from "./reproduce/parallel";
+import { ReproductionPool } from "./reproduce/parallel";
 import type { Results } from "./experiment/results";
 import { formatLedger, ledgerEntry, newLedger, type LedgerExperiment } from "./reproduce/ledger";
 import { writeReport } from "./reproduce/report";
 import { VERSION } from "./version";
 import "./index";
+
+/** Worker threads for `reproduce` when --jobs is not given: one per core the process may use. */
+function defaultJobs(): number {
+  return typeof os.availableParallelism === "function"
+    ? os.availableParallelism()
+    : Math.max(1, os.cpus().length);
+}
 
 const HELP = `schedlab ${VERSION} - a laboratory for the Linux CPU scheduler
 
@@ -26,7 +34,8 @@ usage:
       --report DIR        write DIR/index.html (default for a plain 'schedlab reproduce': report/)
       --no-report         do not write a report
       --save DIR          also write each experiment's full results as DIR/<id>.json
-      --jobs N            run iterations on N worker threads (default 1; results are identical)
+      --jobs N            run iterations on N worker threads (default: one per core, here ${defaultJobs()};
+                          1 runs them in this process; the results are identical either way)
   schedlab list                           the experiments that can be reproduced
   schedlab presets                        machine presets
   schedlab domains PRESET [--era E] [--offline CPU,CPU]
@@ -89,6 +98,10 @@ function progress(done: number, total: number, text: string): void {
 }
 
 async function reproduceCmd(argv: string[]): Promise<number> {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
   const { positional, flags } = parseArgs(
     argv,
     ["iterations", "duration", "seed", "report", "save", "jobs"],
@@ -98,7 +111,7 @@ async function reproduceCmd(argv: string[]): Promise<number> {
   const repros: Reproduction[] = ids.map((id) => reproduction(id));
   const iterations = positiveNumber("iterations", flags.get("iterations"), true);
   const duration = positiveNumber("duration", flags.get("duration"), false);
-  const jobs = positiveNumber("jobs", flags.get("jobs"), true) ?? 1;
+  const jobs = positiveNumber("jobs", flags.get("jobs"), true) ?? defaultJobs();
   const seedFlag = flags.get("seed");
   const seed = seedFlag === undefined ? "1" : String(seedFlag);
   const json = flags.has("json");
@@ -109,32 +122,41 @@ async function reproduceCmd(argv: string[]): Promise<number> {
 
   const experiments: LedgerExperiment[] = [];
   const runs: Array<{ repro: Reproduction; res: Results }> = [];
-  for (const r of repros) {
-    const base = flags.has("quick") ? r.quick : r.full;
-    const profile = {
-      ...base,
-      iterations: iterations ?? base.iterations,
-      duration: duration ?? base.duration,
-    };
-    const t0 = Date.now();
-    const res = await runReproductionParallel(r, profile, {
-      workers: jobs,
-      seed,
-      onProgress: (done, total, last) =>
-        progress(
-          done,
-          total,
-          `[${r.id}] ${done}/${total} runs (variant ${last.variant}, iteration ${last.iteration}), ${((Date.now() - t0) / 1000).toFixed(1)} s`,
-        ),
-    });
-    if (process.stderr.isTTY) process.stderr.write("\n");
-    experiments.push(ledgerEntry(r, res));
-    runs.push({ repro: r, res });
-    const saveDir = flags.get("save");
-    if (typeof saveDir === "string") {
-      fs.mkdirSync(saveDir, { recursive: true });
-      fs.writeFileSync(path.join(saveDir, `${r.id}.json`), JSON.stringify(res.data));
+  // one set of threads for every experiment: each thread's start-up is paid once
+  const pool = new ReproductionPool(jobs);
+  try {
+    for (const r of repros) {
+      const base = flags.has("quick") ? r.quick : r.full;
+      const profile = {
+        ...base,
+        iterations: iterations ?? base.iterations,
+        duration: duration ?? base.duration,
+      };
+      const t0 = process.hrtime.bigint();
+      const elapsed = () => Number(process.hrtime.bigint() - t0) / 1e9;
+      const res = await pool.run(r, profile, {
+        seed,
+        onProgress: (done, total, last) =>
+          progress(
+            done,
+            total,
+            // with workers, runs finish out of order: name the one just finished
+            `[${r.id}] ${done}/${total} runs (last: variant ${last.variant}, iteration ${last.iteration}), ${elapsed().toFixed(1)} s` +
+              (Math.min(jobs, total) > 1 ? ` on ${Math.min(jobs, total)} threads` : ""),
+          ),
+      });
+      const wallS = elapsed();
+      if (process.stderr.isTTY) process.stderr.write("\n");
+      experiments.push(ledgerEntry(r, res, wallS));
+      runs.push({ repro: r, res });
+      const saveDir = flags.get("save");
+      if (typeof saveDir === "string") {
+        fs.mkdirSync(saveDir, { recursive: true });
+        fs.writeFileSync(path.join(saveDir, `${r.id}.json`), JSON.stringify(res.data));
+      }
     }
+  } finally {
+    await pool.close();
   }
   const ledger = newLedger(experiments);
   if (json) process.stdout.write(`${JSON.stringify(ledger)}\n`);

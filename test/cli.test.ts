@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import * as os from "node:os";
 import * as path from "node:path";
 
 const BIN = path.join(__dirname, "..", "bin", "schedlab.js");
@@ -31,6 +32,30 @@ test("schedlab reproduce demo --json prints the ledger as one JSON object", () =
         1e-12,
     );
   }
+});
+
+test("reproduce runs on one thread per core by default, with the same ledger as --jobs 1 but wall_s", () => {
+  // wall_s is wall-clock time: it differs from run to run, so it is left out of the comparison
+  const ledger = (...args: string[]) => {
+    const r = cli("reproduce", "002", "--json", "--quick", ...args);
+    assert.equal(r.status, 0, r.stderr);
+    const l = JSON.parse(r.stdout);
+    for (const e of l.experiments) {
+      assert.ok(typeof e.run.wall_s === "number" && e.run.wall_s > 0, "run.wall_s");
+      assert.ok(Number.isInteger(e.run.events) && e.run.events > 0, "run.events");
+      delete e.run.wall_s;
+    }
+    return { l, stderr: r.stderr };
+  };
+  const def = ledger();
+  const one = ledger("--jobs", "1");
+  assert.deepEqual(def.l, one.l);
+  const threads = Math.min(os.availableParallelism(), 6); // 002 --quick: 6 runs
+  if (threads > 1) assert.match(def.stderr, new RegExp(`runs .* on ${threads} threads$`, "m"));
+  assert.doesNotMatch(one.stderr, /threads/);
+  const help = cli("reproduce", "--help");
+  assert.equal(help.status, 0);
+  assert.match(help.stdout, /--jobs N .*default: one per core/);
 });
 
 test("bad input exits 2 with a message naming the field and the accepted values", () => {

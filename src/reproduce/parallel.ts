@@ -19,76 +19,148 @@ function workerEntry(): { code: string; eval: boolean } {
   return { code: `require("tsx/cjs"); require(${JSON.stringify(ts)});`, eval: true };
 }
 
+/** What the main thread sends a worker: one (variant, iteration) of the reproduction `id`. */
+export interface WorkerJob {
+  id: string;
+  opts: Pick<RunOptions, "iterations" | "duration" | "warmup" | "seed" | "trace">;
+  job: IterationJob;
+}
+
+/** What a worker answers: the job's result, or why it failed. */
+export type WorkerReply =
+  | { type: "result"; result: IterationResult }
+  | { type: "error"; message: string };
+
+type RunOpts = Pick<RunOptions, "seed" | "onProgress" | "trace">;
+
 /**
- * Runs `r` with `profile` on up to `workers` threads (1 = in this thread). Jobs are dealt out
- * round-robin; `onProgress` sees results in completion order.
+ * Runs reproductions on `size` threads: this one and `size - 1` worker threads that stay up
+ * from one reproduction to the next, so each thread's start-up (loading schedlab, about 0.3 s,
+ * then a cold JIT) is paid once per command, not once per experiment. This thread runs jobs
+ * too: its start-up is already paid, and a worker boots while it works. Each worker holds two
+ * jobs, so it never waits for this thread (busy with a job of its own) to hand it the next.
+ * Call close() when done: live threads keep the process running.
+ */
+export class ReproductionPool {
+  readonly size: number;
+  #workers: Worker[] = [];
+  /** The reply handler of the run each worker is serving. */
+  #onReply = new Map<Worker, (m: WorkerReply) => void>();
+  #onFail = new Map<Worker, (err: Error) => void>();
+  #closing = false;
+
+  constructor(size: number) {
+    if (!Number.isInteger(size) || size < 1)
+      throw new Error(`workers must be a positive integer (got ${size})`);
+    this.size = size;
+  }
+
+  #spawn(): Worker {
+    const entry = workerEntry();
+    const w = new Worker(entry.code, { eval: entry.eval });
+    w.on("message", (m: WorkerReply) => this.#onReply.get(w)?.(m));
+    w.on("error", (err) => this.#onFail.get(w)?.(err));
+    w.on("exit", (code) => {
+      if (!this.#closing) this.#onFail.get(w)?.(new Error(`worker exited with code ${code}`));
+    });
+    this.#workers.push(w);
+    return w;
+  }
+
+  /**
+   * Runs `r` with `profile`: in this thread alone when it has one run (or the pool one thread),
+   * else on up to `size` threads. `onProgress` sees results in completion order.
+   */
+  async run(r: Reproduction, profile: RunProfile, opts: RunOpts = {}): Promise<Results> {
+    const runOpts: RunOptions = {
+      iterations: profile.iterations,
+      duration: profile.duration,
+      warmup: profile.warmup,
+      seed: opts.seed,
+      trace: opts.trace,
+    };
+    const exp = r.experiment();
+    const jobs = exp.jobs(runOpts);
+    const n = Math.min(this.size, jobs.length);
+    if (n <= 1) return runReproduction(r, profile, opts);
+    exp.spec(runOpts); // validate before handing work to threads
+    while (this.#workers.length < n - 1) this.#spawn();
+    const workers = this.#workers.slice(0, n - 1);
+    const { iterations, duration, warmup, seed, trace } = runOpts;
+    const wire = { iterations, duration, warmup, seed, trace };
+    const results: IterationResult[] = [];
+    let next = 0;
+    let failure: Error | null = null;
+    const done = new Promise<void>((resolve, reject) => {
+      const record = (res: IterationResult) => {
+        results.push(res);
+        opts.onProgress?.(results.length, jobs.length, res);
+        if (results.length === jobs.length) resolve();
+      };
+      const fail = (err: Error) => {
+        if (failure) return;
+        failure = new Error(`${r.id} worker: ${err.message}`);
+        reject(failure);
+      };
+      const give = (w: Worker) => {
+        if (next < jobs.length) w.postMessage({ id: r.id, opts: wire, job: jobs[next++] });
+      };
+      for (const w of workers) {
+        this.#onFail.set(w, fail);
+        this.#onReply.set(w, (m) => {
+          if (failure) return;
+          if (m.type === "error") return fail(new Error(m.message));
+          give(w);
+          record(m.result);
+        });
+        give(w);
+        give(w);
+      }
+      // this thread's share: one job at a time, letting worker replies in between
+      const local = () => {
+        if (failure || next >= jobs.length) return;
+        try {
+          record(exp.runJob(runOpts, jobs[next++]));
+        } catch (err) {
+          failure = err instanceof Error ? err : new Error(String(err));
+          return reject(failure);
+        }
+        setImmediate(local);
+      };
+      local();
+    });
+    try {
+      await done;
+    } finally {
+      for (const w of workers) {
+        this.#onReply.delete(w);
+        this.#onFail.delete(w);
+      }
+    }
+    return exp.assemble(runOpts, results);
+  }
+
+  /** Stops the threads. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    await Promise.all(this.#workers.map((w) => w.terminate()));
+    this.#workers = [];
+  }
+}
+
+/**
+ * Runs `r` with `profile` on up to `workers` threads (1 = in this thread alone; worker threads
+ * started for this call and stopped after it); `onProgress` sees results in completion order.
  */
 export async function runReproductionParallel(
   r: Reproduction,
   profile: RunProfile,
-  opts: Pick<RunOptions, "seed" | "onProgress" | "trace"> & { workers: number },
+  opts: RunOpts & { workers: number },
 ): Promise<Results> {
-  const runOpts: RunOptions = {
-    iterations: profile.iterations,
-    duration: profile.duration,
-    warmup: profile.warmup,
-    seed: opts.seed,
-    trace: opts.trace,
-  };
-  const exp = r.experiment();
-  const jobs = exp.jobs(runOpts);
-  const workers = Math.max(1, Math.min(opts.workers, jobs.length));
-  if (!Number.isInteger(opts.workers) || opts.workers < 1)
-    throw new Error(`workers must be a positive integer (got ${opts.workers})`);
-  if (workers === 1) return runReproduction(r, profile, opts);
-  exp.spec(runOpts); // validate before starting threads
-  const shares: IterationJob[][] = Array.from({ length: workers }, () => []);
-  jobs.forEach((j, i) => {
-    shares[i % workers].push(j);
-  });
-  const results: IterationResult[] = [];
-  const entry = workerEntry();
-  const { seed, trace } = runOpts;
-  await Promise.all(
-    shares.map(
-      (share) =>
-        new Promise<void>((resolve, reject) => {
-          const w = new Worker(entry.code, {
-            eval: entry.eval,
-            workerData: {
-              id: r.id,
-              opts: {
-                iterations: runOpts.iterations,
-                duration: runOpts.duration,
-                warmup: runOpts.warmup,
-                seed,
-                trace,
-              },
-              jobs: share,
-            },
-          });
-          let finished = false;
-          w.on("message", (m: { type: string; result?: IterationResult; message?: string }) => {
-            if (m.type === "result" && m.result) {
-              results.push(m.result);
-              opts.onProgress?.(results.length, jobs.length, m.result);
-            } else if (m.type === "done") {
-              finished = true;
-              resolve();
-            } else if (m.type === "error") {
-              finished = true;
-              reject(new Error(`${r.id} worker: ${m.message}`));
-            }
-          });
-          w.on("error", reject);
-          w.on("exit", (code) => {
-            if (!finished)
-              reject(
-                new Error(`${r.id} worker exited with code ${code} before finishing its runs`),
-              );
-          });
-        }),
-    ),
-  );
-  return exp.assemble(runOpts, results);
+  const pool = new ReproductionPool(opts.workers);
+  try {
+    return await pool.run(r, profile, opts);
+  } finally {
+    await pool.close();
+  }
 }

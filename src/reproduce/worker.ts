@@ -1,26 +1,25 @@
-// A worker thread that runs some (variant, iteration) jobs of a named reproduction and posts
+// A worker thread of a ReproductionPool: runs the (variant, iteration) jobs it is sent and posts
 // each IterationResult back. Reproductions are rebuilt here by id: experiments hold closures
 // (workload programs, hook replacements) that cannot cross threads.
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort } from "node:worker_threads";
 import "../index";
 import { reproduction } from "./registry";
-import type { IterationJob, RunOptions } from "../experiment/experiment";
+import type { Experiment } from "../experiment/experiment";
+import type { WorkerJob, WorkerReply } from "./parallel";
 
-interface WorkerInput {
-  id: string;
-  opts: Pick<RunOptions, "iterations" | "duration" | "warmup" | "seed" | "trace">;
-  jobs: IterationJob[];
-}
+const experiments = new Map<string, Experiment>();
 
-const { id, opts, jobs } = workerData as WorkerInput;
-const exp = reproduction(id).experiment();
-try {
-  for (const job of jobs)
-    parentPort!.postMessage({ type: "result", result: exp.runJob(opts, job) });
-  parentPort!.postMessage({ type: "done" });
-} catch (err) {
-  parentPort!.postMessage({
-    type: "error",
-    message: err instanceof Error ? err.message : String(err),
-  });
-}
+parentPort!.on("message", ({ id, opts, job }: WorkerJob) => {
+  let reply: WorkerReply;
+  try {
+    let exp = experiments.get(id);
+    if (!exp) {
+      exp = reproduction(id).experiment();
+      experiments.set(id, exp);
+    }
+    reply = { type: "result", result: exp.runJob(opts, job) };
+  } catch (err) {
+    reply = { type: "error", message: err instanceof Error ? err.message : String(err) };
+  }
+  parentPort!.postMessage(reply);
+});

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { reproduction, runReproduction } from "../../src/index";
-import { runReproductionParallel } from "../../src/reproduce/parallel";
+import { ReproductionPool, runReproductionParallel } from "../../src/reproduce/parallel";
 
 test("iterations on worker threads give byte-identical results to a serial run", {
   timeout: 120_000,
@@ -24,4 +24,26 @@ test("workers must be a positive integer", async () => {
     runReproductionParallel(reproduction("demo"), { iterations: 1, duration: 0.1 }, { workers: 0 }),
     /workers must be a positive integer/,
   );
+});
+
+test("one pool serves several reproductions, each byte-identical to a serial run", {
+  timeout: 120_000,
+}, async () => {
+  const pool = new ReproductionPool(3);
+  try {
+    for (const id of ["demo", "002-ht", "002"]) {
+      const r = reproduction(id);
+      const serial = runReproduction(r, r.quick, { seed: "5" });
+      const seen: string[] = [];
+      const pooled = await pool.run(r, r.quick, {
+        seed: "5",
+        onProgress: (_done, _total, last) => seen.push(`${last.variant}/${last.iteration}`),
+      });
+      assert.equal(seen.length, serial.data.iterations.length, id);
+      assert.equal(new Set(seen).size, seen.length, `${id}: every run reported once`);
+      assert.equal(JSON.stringify(pooled.data), JSON.stringify(serial.data), id);
+    }
+  } finally {
+    await pool.close();
+  }
 });
