@@ -54,7 +54,7 @@ const cases: Case[] = [
     // 8 sockets x 64 cores x 2 threads, one LLC per socket, one node per socket
     name: "pingpong-1024cpu",
     tasks: 2048,
-    duration: 0.008, // boot alone (sched domains of 1024 CPUs) takes several seconds
+    duration: 0.006, // boot alone (sched domains of 1024 CPUs) takes several seconds
     workload: pingpong({ pairs: 1024 }),
     make: () =>
       topology()
@@ -167,8 +167,13 @@ function main(): void {
     );
   };
   // the reference first: the simulator cases are quoted against it
+  // best of 5: the machine is shared, and the floor is the least disturbed run
   bareHeap(208, 2e6); // warm-up, untimed
-  const b = bareHeap(208, 2e7);
+  let b = bareHeap(208, 5e6);
+  for (let k = 1; k < 5; k++) {
+    const again = bareHeap(208, 5e6);
+    if (again.wall < b.wall) b = again;
+  }
   const bare: Row = {
     name: "bare-heap-104",
     cpus: null,
