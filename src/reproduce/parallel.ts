@@ -16,7 +16,10 @@ function workerEntry(): { code: string; eval: boolean } {
   const js = path.join(__dirname, "worker.js");
   if (__filename.endsWith(".js") && fs.existsSync(js)) return { code: js, eval: false };
   const ts = path.join(__dirname, "worker.ts");
-  return { code: `require("tsx/cjs"); require(${JSON.stringify(ts)});`, eval: true };
+  // An eval'd worker resolves bare module names from the process's cwd, which may be anywhere
+  // (a report directory): hand it tsx's absolute path, resolved from here.
+  const tsx = require.resolve("tsx/cjs");
+  return { code: `require(${JSON.stringify(tsx)}); require(${JSON.stringify(ts)});`, eval: true };
 }
 
 /** What the main thread sends a worker: one (variant, iteration) of the reproduction `id`. */
