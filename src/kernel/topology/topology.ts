@@ -191,6 +191,7 @@ function sdParentDegenerate(
 }
 
 function sameCpus(a: number[], b: number[]): boolean {
+  if (a === b) return true;
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
@@ -219,6 +220,28 @@ export function buildSchedDomains(
   opts: BuildOptions = {},
 ): DomainTree {
   const n = machine.cpus.length;
+  // Span membership as a bitmap per span (the kernel's cpumasks): the NUMA levels of a large
+  // machine test membership for every CPU of every span, which list searches make cubic.
+  const spanBits = new WeakMap<number[], Uint8Array>();
+  const inSpan = (span: number[], cpu: number): boolean => {
+    let bits = spanBits.get(span);
+    if (!bits) {
+      bits = new Uint8Array(n);
+      for (const c of span) bits[c] = 1;
+      spanBits.set(span, bits);
+    }
+    return bits[cpu] === 1;
+  };
+  const containsAll = (span: number[], sub: number[]): boolean => sub.every((c) => inSpan(span, c));
+  // Equal spans share one array, so comparing two domains' spans (sameCpus) is mostly identity.
+  const spans = new Map<string, number[]>();
+  const internSpan = (span: number[]): number[] => {
+    const key = span.join(",");
+    const known = spans.get(key);
+    if (known) return known;
+    spans.set(key, span);
+    return span;
+  };
   if (!Array.isArray(online) || online.length !== n) {
     throw new Error(
       `buildSchedDomains: online must be a boolean per CPU (${n} entries; got ${Array.isArray(online) ? online.length : typeof online})`,
@@ -241,8 +264,9 @@ export function buildSchedDomains(
       const tl = levels[li];
       let span = tl.mask(cpu).filter((c) => online[c]);
       // "BUG: arch topology borken": the kernel widens the span to contain the child's.
-      if (child && !child.span.every((c) => span.includes(c)))
+      if (child && !containsAll(span, child.span))
         span = [...new Set([...span, ...child.span])].sort((a, b) => a - b);
+      span = internSpan(span);
       const p = tl.params(span.length);
       const sd: SchedDomain = {
         level: tl.name,
@@ -335,10 +359,10 @@ export function buildSchedDomains(
     for (const i of wrap(sd.span, sd.cpu)) {
       if (covered.has(i)) continue;
       let sib = perLevel[li][i];
-      if (!sib?.span.includes(i)) continue;
-      if (sib.child && !sib.child.span.every((c) => sd.span.includes(c))) {
+      if (!sib || !inSpan(sib.span, i)) continue;
+      if (sib.child && !containsAll(sd.span, sib.child.span)) {
         // find_descended_sibling: go down until the child fits, then skip equal-span levels.
-        while (sib.child && !sib.child.span.every((c) => sd.span.includes(c))) sib = sib.child;
+        while (sib.child && !containsAll(sd.span, sib.child.span)) sib = sib.child;
         while (sib.child && sameCpus(sib.child.span, sib.span)) sib = sib.child;
       }
       const cpus = sib.child ? sib.child.span : sib.span;
