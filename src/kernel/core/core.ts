@@ -24,7 +24,7 @@ import { CacheModel } from "../cache";
 import { bump, newCounters } from "../counters";
 import { CFS_POLICY, cfsTiming, FairClass } from "../fair/fair";
 import { type Era, ERA_TRAITS, eraAtLeast, type Features, type Tunables } from "../features";
-import type { Hooks } from "../hooks";
+import type { HookFn, Hooks } from "../hooks";
 import { exitLatencyNs, recordIdle, selectIdleState, wakesWithoutIpi } from "./idle";
 import { RtClass } from "../rt/rt";
 import type { DomainTree } from "../topology/sched_domain";
@@ -116,6 +116,10 @@ export class Kernel implements SchedCore {
   private readonly idleStates;
   /** Each CPU's SMT siblings whose speed it changes (exec.ts smtSiblingsOf). */
   private readonly smtSiblings: number[][];
+  /** Whether __schedule runs the balance callbacks under the rq lock (v5.11+), resolved once. */
+  private readonly callbacksLocked: boolean;
+  /** The core.ttwu_queue_cond hook in force, looked up once (hooks are fixed per kernel). @internal */
+  readonly ttwuQueueCond: HookFn<"core.ttwu_queue_cond">;
 
   constructor(cfg: KernelConfig) {
     this.machine = cfg.machine;
@@ -123,6 +127,8 @@ export class Kernel implements SchedCore {
     this.tunables = cfg.tunables;
     this.features = cfg.features;
     this.hooks = cfg.hooks;
+    this.callbacksLocked = eraAtLeast(cfg.era, "5.19");
+    this.ttwuQueueCond = cfg.hooks.get("core.ttwu_queue_cond");
     this.random = new RandomSource(cfg.seed);
     this.trace = cfg.trace ? [] : null;
     const n = cfg.machine.cpus.length;
@@ -337,7 +343,11 @@ export class Kernel implements SchedCore {
     // done so far (its lock holds, the enqueue), not at the start of the event.
     const sent = this.now + this.chargeNs;
     if (wakesWithoutIpi(this.era, this.idleStates, rq, kind)) {
-      bump(this.counters.ipis, `${kind}_avoided_polling`);
+      // constant keys: no string built per notification
+      bump(
+        this.counters.ipis,
+        kind === "resched" ? "resched_avoided_polling" : "call_function_single_avoided_polling",
+      );
       this.eq.push(
         sent + exitLatencyNs(this.idleStates, rq),
         kind === "resched" ? EV_RESCHED_IPI : EV_WAKE_ARRIVE,
@@ -405,7 +415,7 @@ export class Kernel implements SchedCore {
     if (next !== prev) this.contextSwitch(rq, prev, next, blocked);
     // finish_lock_switch drops the lock after switch_to. The RT push balance_callback runs after
     // it up to 5.6 (post_schedule retakes the lock), before it from 5.11 (__balance_callbacks).
-    const callbacksLocked = eraAtLeast(this.era, "5.19");
+    const callbacksLocked = this.callbacksLocked;
     if (!callbacksLocked) unlockRq(this, rq);
     this.rt.postSchedule(rq);
     if (callbacksLocked) unlockRq(this, rq);

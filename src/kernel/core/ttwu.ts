@@ -175,10 +175,7 @@ export function tryToWakeUp(
 
 function ttwuQueue(k: SchedCore, p: Task, cpu: number, wakeFlags: number, wakerCpu: number): void {
   const rq = k.rqs[cpu];
-  if (
-    k.features.TTWU_QUEUE &&
-    k.hooks.get("core.ttwu_queue_cond")({ k, p, cpu, thisCpu: wakerCpu, wakeFlags })
-  ) {
+  if (k.features.TTWU_QUEUE && k.ttwuQueueCond({ k, p, cpu, thisCpu: wakerCpu, wakeFlags })) {
     // __ttwu_queue_wakelist: llist_add; only the first entry of an empty list sends the IPI.
     bump(k.counters.wakePath, (wakeFlags & WF_ON_CPU) !== 0 ? "wakelist_on_cpu" : "wakelist");
     k.chargeNs += k.machine.costs.cacheLineNs[k.cache.level(wakerCpu, cpu)];
