@@ -2,17 +2,36 @@
 // last ran on and cools as other tasks' working sets pass through those caches; running it
 // elsewhere costs a refill at the bandwidth of wherever the data now sits. Messages passed
 // between tasks cost a copy whose speed depends on where the producer left the bytes.
-import type { CostModel, Machine, ShareLevel } from "../machine/types";
+import type { Machine, ShareLevel } from "../machine/types";
 import { SHARE_LEVELS } from "../machine/types";
 
 export class CacheModel {
   private readonly n: number;
+  // The costs per share level, indexed like SHARE_LEVELS: a copy or a lock between two CPUs
+  // reads share[] and these arrays instead of looking a cost up by the level's name.
+  private readonly lineNsByLevel: Float64Array;
+  private readonly copyBytesPerNsByLevel: Float64Array;
+  private readonly rqLockRemoteNsByLevel: Float64Array;
   /** share[a*n+b] = index into SHARE_LEVELS. */
   constructor(
     private readonly machine: Machine,
     private readonly share: Uint8Array,
   ) {
     this.n = machine.cpus.length;
+    const c = machine.costs;
+    this.lineNsByLevel = Float64Array.from(SHARE_LEVELS, (l) => c.cacheLineNs[l]);
+    this.copyBytesPerNsByLevel = Float64Array.from(SHARE_LEVELS, (l) => c.copyBytesPerNs[l]);
+    this.rqLockRemoteNsByLevel = Float64Array.from(SHARE_LEVELS, (l) => c.rqLockRemoteNs[l]);
+  }
+
+  /** costs.cacheLineNs at the distance between CPUs a and b. */
+  cacheLineNs(a: number, b: number): number {
+    return this.lineNsByLevel[this.share[a * this.n + b]];
+  }
+
+  /** costs.rqLockRemoteNs at the distance between CPUs a and b. */
+  rqLockRemoteNs(a: number, b: number): number {
+    return this.rqLockRemoteNsByLevel[this.share[a * this.n + b]];
   }
 
   level(a: number, b: number): ShareLevel {
@@ -31,19 +50,18 @@ export class CacheModel {
     if (bytes <= 0) return 0;
     const c = this.machine.costs;
     if (fromCpu < 0) return bytes / c.memoryBytesPerNs;
-    const lvl = this.level(fromCpu, cpu);
+    const i = this.share[fromCpu * this.n + cpu];
     const warm = bytes * (1 - Math.min(1, Math.max(0, evictedFraction)));
     const cold = bytes - warm;
     // Lines still in a cache at this distance come at that level's bandwidth; the rest from memory.
-    const warmNs = lvl === "same_cpu" ? 0 : warm / c.copyBytesPerNs[lvl];
+    const warmNs = SHARE_LEVELS[i] === "same_cpu" ? 0 : warm / this.copyBytesPerNsByLevel[i];
     return warmNs + cold / c.memoryBytesPerNs;
   }
 
   /** Copy of `bytes` last written by `writerCpu`, read on `readerCpu`: first-line latency + bandwidth. */
   copyNs(bytes: number, writerCpu: number, readerCpu: number): number {
-    const c: CostModel = this.machine.costs;
-    const lvl = this.level(writerCpu, readerCpu);
-    return c.cacheLineNs[lvl] + bytes / c.copyBytesPerNs[lvl];
+    const i = this.share[writerCpu * this.n + readerCpu];
+    return this.lineNsByLevel[i] + bytes / this.copyBytesPerNsByLevel[i];
   }
 
   /** Bytes that fit in the cache a CPU evicts from (its LLC). */

@@ -70,56 +70,85 @@ export class Op implements TaskOp {
   fn: (() => void) | null = null;
   /** fork: the child to create; the op's result (yield's value) is the child's pid. */
   child: ForkSpec | null = null;
-  constructor(readonly op: OpName) {
-    this.kind = KIND[op];
+  /** `kind` defaults to op's OP_* number; the factories pass it and skip the name lookup. */
+  constructor(
+    readonly op: OpName,
+    kind: number = KIND[op],
+  ) {
+    this.kind = kind;
   }
 }
 
-function mk(name: OpName, set: (o: Op) => void): Op {
-  const o = new Op(name);
-  set(o);
-  return o;
-}
-
 /** Burn CPU for `ns` of work (at capacity 1024 with a warm cache). Infinity = forever. */
-export const run = (ns: number): Op => mk("run", (o) => (o.ns = ns));
+export const run = (ns: number): Op => {
+  const o = new Op("run", OP_RUN);
+  o.ns = ns;
+  return o;
+};
 /** Sleep for `ns` (hrtimer); the task is woken by a timer on its CPU. */
-export const sleep = (ns: number): Op => mk("sleep", (o) => (o.ns = ns));
+export const sleep = (ns: number): Op => {
+  const o = new Op("sleep", OP_SLEEP);
+  o.ns = ns;
+  return o;
+};
 /** Write `bytes` to a channel; wakes a blocked reader (a sync wakeup if `sync`). */
-export const send = (ch: Channel, bytes: number, sync = true): Op =>
-  mk("send", (o) => {
-    o.ch = ch;
-    o.bytes = bytes;
-    o.sync = sync;
-  });
+export const send = (ch: Channel, bytes: number, sync = true): Op => {
+  const o = new Op("send", OP_SEND);
+  o.ch = ch;
+  o.bytes = bytes;
+  o.sync = sync;
+  return o;
+};
 /** Read one message from a channel, blocking while it is empty. */
-export const recv = (ch: Channel): Op => mk("recv", (o) => (o.ch = ch));
+export const recv = (ch: Channel): Op => {
+  const o = new Op("recv", OP_RECV);
+  o.ch = ch;
+  return o;
+};
 /** Block until another task wakes this one with `wake` (futex-style wait). */
-export const wait = (): Op => new Op("wait");
+export const wait = (): Op => new Op("wait", OP_WAIT);
 /** Wake a task blocked in `wait` (wake_up_process). */
-export const wake = (pid: number, sync = false): Op =>
-  mk("wake", (o) => {
-    o.pid = pid;
-    o.sync = sync;
-  });
+export const wake = (pid: number, sync = false): Op => {
+  const o = new Op("wake", OP_WAKE);
+  o.pid = pid;
+  o.sync = sync;
+  return o;
+};
 /** Give up the CPU (sched_yield). */
-export const yieldCpu = (): Op => new Op("yield");
+export const yieldCpu = (): Op => new Op("yield", OP_YIELD);
 /** Change this task's nice value (set_user_nice). */
-export const setNice = (nice: number): Op => mk("nice", (o) => (o.nice = nice));
+export const setNice = (nice: number): Op => {
+  const o = new Op("nice", OP_NICE);
+  o.nice = nice;
+  return o;
+};
 /** Change this task's policy and RT priority (sched_setscheduler). */
-export const setPolicy = (policy: Policy, rtPriority = 0): Op =>
-  mk("policy", (o) => {
-    o.policy = policy;
-    o.rtPriority = rtPriority;
-  });
+export const setPolicy = (policy: Policy, rtPriority = 0): Op => {
+  const o = new Op("policy", OP_POLICY);
+  o.policy = policy;
+  o.rtPriority = rtPriority;
+  return o;
+};
 /** Change the CPUs this task may run on (sched_setaffinity). */
-export const setAffinity = (cpus: number[]): Op => mk("affinity", (o) => (o.cpus = [...cpus]));
+export const setAffinity = (cpus: number[]): Op => {
+  const o = new Op("affinity", OP_AFFINITY);
+  o.cpus = [...cpus];
+  return o;
+};
 /** Run a kernel-side callback in this task's context (used by kernel threads). */
-export const call = (fn: () => void): Op => mk("call", (o) => (o.fn = fn));
+export const call = (fn: () => void): Op => {
+  const o = new Op("call", OP_CALL);
+  o.fn = fn;
+  return o;
+};
 /** fork(): create a task from this one (placed by the fork balancing of the parent's CPU). `yield fork(...)` returns its pid. */
-export const fork = (child: ForkSpec): Op => mk("fork", (o) => (o.child = child));
+export const fork = (child: ForkSpec): Op => {
+  const o = new Op("fork", OP_FORK);
+  o.child = child;
+  return o;
+};
 /** End this task (do_exit). */
-export const exit = (): Op => new Op("exit");
+export const exit = (): Op => new Op("exit", OP_EXIT);
 
 /** A task to create with Kernel.spawn or WorkloadContext.spawn (fork + wake_up_new_task). */
 export interface SpawnSpec {

@@ -1,24 +1,33 @@
-// A 4-ary min-heap of events keyed by (time, sequence number), stored in typed arrays (four
-// children per node: half the levels of a binary heap, and siblings share cache lines).
-// Events are small integer records (kind, a, b) so the hot path allocates nothing.
-// Simultaneous events pop in insertion order: the sequence number breaks ties, which keeps
-// runs deterministic. An event that will be the very next one (earlier than everything queued)
-// waits in a one-entry front slot instead of going through the heap: in a busy simulation the
-// segment just started is often the next thing to finish.
+// A 4-ary min-heap of events keyed by (time, sequence number). Keys are stored inline in heap
+// order (typed arrays), so a sift compares contiguous siblings without an indirection; the
+// payload (kind, a, b) sits in a slot the heap entry names, so a move copies three numbers.
+// Events are small integer records so the hot path allocates nothing.
+// Simultaneous events pop in insertion order: the sequence number breaks ties, so every key is
+// unique and the pop order does not depend on the heap's layout, which keeps runs deterministic.
+// Two shortcuts use that freedom:
+// - an event that will be the very next one (earlier than everything queued) waits in a one-entry
+//   front slot instead of going through the heap;
+// - pop leaves the popped entry at the root until the next operation: when that is a push (a
+//   finished segment starting the next one), the new event replaces the root with one sift-down
+//   instead of a sift-down for the pop and a sift-up for the push.
 
 /** The simulation's event queue: (time, kind, a, b) records popped in time order, ties in insertion order. */
 export class EventQueue {
-  private time: Float64Array;
-  private seq: Float64Array;
+  // heap order: key and payload slot of each entry
+  private hTime: Float64Array;
+  private hSeq: Float64Array;
+  private hSlot: Int32Array;
+  // payload by slot
   private kind: Int32Array;
   private a: Int32Array;
   private b: Int32Array;
-  private heap: Int32Array; // heap of slot indices
   private freeSlots: Int32Array;
   private nFree = 0;
   private size = 0;
   private capacity: number;
   private nextSeq = 0;
+  /** The root entry was popped and is still in place (removed by the next operation). */
+  private rootPopped = false;
   // the front slot: strictly earlier than every heap entry when it was filled
   private hasFront = false;
   private frontTime = 0;
@@ -34,31 +43,42 @@ export class EventQueue {
 
   constructor(initialCapacity = 1024) {
     this.capacity = initialCapacity;
-    this.time = new Float64Array(initialCapacity);
-    this.seq = new Float64Array(initialCapacity);
+    this.hTime = new Float64Array(initialCapacity);
+    this.hSeq = new Float64Array(initialCapacity);
+    this.hSlot = new Int32Array(initialCapacity);
     this.kind = new Int32Array(initialCapacity);
     this.a = new Int32Array(initialCapacity);
     this.b = new Int32Array(initialCapacity);
-    this.heap = new Int32Array(initialCapacity);
     this.freeSlots = new Int32Array(initialCapacity);
     for (let i = initialCapacity - 1; i >= 0; i--) this.freeSlots[this.nFree++] = i;
   }
 
   /** Number of queued events. */
   get length(): number {
-    return this.size + (this.hasFront ? 1 : 0);
+    return this.size - (this.rootPopped ? 1 : 0) + (this.hasFront ? 1 : 0);
   }
 
   /** Time of the earliest event, or Infinity when empty. */
   peekTime(): number {
-    const top = this.size === 0 ? Infinity : this.time[this.heap[0]];
+    if (this.rootPopped) this.removeRoot();
+    const top = this.size === 0 ? Infinity : this.hTime[0];
     return this.hasFront && this.frontTime <= top ? this.frontTime : top;
   }
 
   /** Queue an event of `kind` with two integer arguments at simulated time `time` (ns). */
   push(time: number, kind: number, a: number, b: number): void {
     const seq = this.nextSeq++;
-    const top = this.size === 0 ? Infinity : this.time[this.heap[0]];
+    if (this.rootPopped) {
+      // replace the popped root: its slot takes the new payload
+      this.rootPopped = false;
+      const slot = this.hSlot[0];
+      this.kind[slot] = kind;
+      this.a[slot] = a;
+      this.b[slot] = b;
+      this.siftDown(time, seq, slot, this.size);
+      return;
+    }
+    const top = this.size === 0 ? Infinity : this.hTime[0];
     if (time < top) {
       if (!this.hasFront) {
         this.setFront(time, seq, kind, a, b);
@@ -86,32 +106,74 @@ export class EventQueue {
   private pushHeap(time: number, seq: number, kind: number, a: number, b: number): void {
     if (this.nFree === 0) this.grow();
     const slot = this.freeSlots[--this.nFree];
-    this.time[slot] = time;
-    this.seq[slot] = seq;
     this.kind[slot] = kind;
     this.a[slot] = a;
     this.b[slot] = b;
     // sift up
-    const heap = this.heap;
-    const tm = this.time;
-    const sq = this.seq;
+    const tm = this.hTime;
+    const sq = this.hSeq;
+    const sl = this.hSlot;
     let i = this.size++;
     while (i > 0) {
       const p = (i - 1) >> 2;
-      const ps = heap[p];
-      const tp = tm[ps];
-      if (time < tp || (time === tp && seq < sq[ps])) {
-        heap[i] = ps;
+      const tp = tm[p];
+      if (time < tp || (time === tp && seq < sq[p])) {
+        tm[i] = tp;
+        sq[i] = sq[p];
+        sl[i] = sl[p];
         i = p;
       } else break;
     }
-    heap[i] = slot;
+    tm[i] = time;
+    sq[i] = seq;
+    sl[i] = slot;
+  }
+
+  /** Places (time, seq, slot) at the root of a heap of n entries and sifts it down. */
+  private siftDown(time: number, seq: number, slot: number, n: number): void {
+    const tm = this.hTime;
+    const sq = this.hSeq;
+    const sl = this.hSlot;
+    let i = 0;
+    for (;;) {
+      const first = 4 * i + 1;
+      if (first >= n) break;
+      // the smallest of up to four children
+      let c = first;
+      let ct = tm[first];
+      const end = Math.min(first + 4, n);
+      for (let j = first + 1; j < end; j++) {
+        const t = tm[j];
+        if (t < ct || (t === ct && sq[j] < sq[c])) {
+          c = j;
+          ct = t;
+        }
+      }
+      if (ct < time || (ct === time && sq[c] < seq)) {
+        tm[i] = ct;
+        sq[i] = sq[c];
+        sl[i] = sl[c];
+        i = c;
+      } else break;
+    }
+    tm[i] = time;
+    sq[i] = seq;
+    sl[i] = slot;
+  }
+
+  /** Takes the popped root out of the heap: the last entry sifts down from the root. */
+  private removeRoot(): void {
+    this.rootPopped = false;
+    this.freeSlots[this.nFree++] = this.hSlot[0];
+    const n = --this.size;
+    if (n > 0) this.siftDown(this.hTime[n], this.hSeq[n], this.hSlot[n], n);
   }
 
   /** Removes the earliest event into popTime/popKind/popA/popB. Returns false when empty. */
   pop(): boolean {
+    if (this.rootPopped) this.removeRoot();
     // The front entry wins ties: heap entries of equal time were queued after it.
-    if (this.hasFront && (this.size === 0 || this.frontTime <= this.time[this.heap[0]])) {
+    if (this.hasFront && (this.size === 0 || this.frontTime <= this.hTime[0])) {
       this.hasFront = false;
       this.popTime = this.frontTime;
       this.popKind = this.frontKind;
@@ -120,51 +182,19 @@ export class EventQueue {
       return true;
     }
     if (this.size === 0) return false;
-    const heap = this.heap;
-    const top = heap[0];
-    this.popTime = this.time[top];
-    this.popKind = this.kind[top];
-    this.popA = this.a[top];
-    this.popB = this.b[top];
-    this.freeSlots[this.nFree++] = top;
-    const last = heap[--this.size];
-    if (this.size > 0) {
-      // sift down: move the smallest of up to four children up while it beats `last`
-      const tm = this.time;
-      const sq = this.seq;
-      const lt = tm[last];
-      const ls = sq[last];
-      let i = 0;
-      const n = this.size;
-      for (;;) {
-        const first = 4 * i + 1;
-        if (first >= n) break;
-        let c = first;
-        let ct = tm[heap[c]];
-        let cs = sq[heap[c]];
-        const end = Math.min(first + 4, n);
-        for (let j = first + 1; j < end; j++) {
-          const h = heap[j];
-          const t = tm[h];
-          if (t < ct || (t === ct && sq[h] < cs)) {
-            c = j;
-            ct = t;
-            cs = sq[h];
-          }
-        }
-        if (ct < lt || (ct === lt && cs < ls)) {
-          heap[i] = heap[c];
-          i = c;
-        } else break;
-      }
-      heap[i] = last;
-    }
+    const slot = this.hSlot[0];
+    this.popTime = this.hTime[0];
+    this.popKind = this.kind[slot];
+    this.popA = this.a[slot];
+    this.popB = this.b[slot];
+    this.rootPopped = true;
     return true;
   }
 
   /** Drop every queued event. */
   clear(): void {
     this.size = 0;
+    this.rootPopped = false;
     this.hasFront = false;
     this.nFree = 0;
     for (let i = this.capacity - 1; i >= 0; i--) this.freeSlots[this.nFree++] = i;
@@ -183,12 +213,12 @@ export class EventQueue {
       d.set(src);
       return d;
     };
-    this.time = grow64(this.time);
-    this.seq = grow64(this.seq);
+    this.hTime = grow64(this.hTime);
+    this.hSeq = grow64(this.hSeq);
+    this.hSlot = grow32(this.hSlot);
     this.kind = grow32(this.kind);
     this.a = grow32(this.a);
     this.b = grow32(this.b);
-    this.heap = grow32(this.heap);
     this.freeSlots = grow32(this.freeSlots);
     for (let i = cap - 1; i >= old; i--) this.freeSlots[this.nFree++] = i;
     this.capacity = cap;

@@ -10,7 +10,7 @@ import type { CacheModel } from "../cache";
 import type { SchedCounters } from "../counters";
 import type { Era, Features, Tunables } from "../features";
 import type { LbRq, LbTask } from "../fair/lb/types";
-import type { Hooks } from "../hooks";
+import type { HookFn, Hooks } from "../hooks";
 import type { Program, SpawnSpec } from "../ops";
 import type { RtClassApi } from "../rt/root_domain";
 import type { CfsTiming, Rq, SchedClass, Task } from "../sched";
@@ -35,6 +35,8 @@ export interface SchedCore {
   readonly tunables: Tunables;
   readonly features: Features;
   readonly hooks: Hooks;
+  /** The core.ttwu_queue_cond hook in force, looked up once (hooks are fixed per kernel). @internal */
+  readonly ttwuQueueCond: HookFn<"core.ttwu_queue_cond">;
   readonly rqs: Rq[];
   readonly tasks: Task[];
   readonly counters: SchedCounters;

@@ -24,8 +24,8 @@ import { CacheModel } from "../cache";
 import { bump, newCounters } from "../counters";
 import { CFS_POLICY, cfsTiming, FairClass } from "../fair/fair";
 import { type Era, ERA_TRAITS, eraAtLeast, type Features, type Tunables } from "../features";
-import type { Hooks } from "../hooks";
-import { exitLatencyNs, recordIdle, selectIdleState, wakesWithoutIpi } from "./idle";
+import type { HookFn, Hooks } from "../hooks";
+import { IPI_AVOIDED, exitLatencyNs, recordIdle, selectIdleState, wakesWithoutIpi } from "./idle";
 import { RtClass } from "../rt/rt";
 import type { DomainTree } from "../topology/sched_domain";
 import { buildSchedDomains } from "../topology/topology";
@@ -116,6 +116,10 @@ export class Kernel implements SchedCore {
   private readonly idleStates;
   /** Each CPU's SMT siblings whose speed it changes (exec.ts smtSiblingsOf). */
   private readonly smtSiblings: number[][];
+  private readonly baseSpeed: Float64Array; // arch capacity / 1024 per CPU, resolved once
+  private readonly callbacksLocked: boolean; // __schedule's era test, resolved once
+  /** The core.ttwu_queue_cond hook in force, looked up once (hooks are fixed per kernel). @internal */
+  readonly ttwuQueueCond: HookFn<"core.ttwu_queue_cond">;
 
   constructor(cfg: KernelConfig) {
     this.machine = cfg.machine;
@@ -123,6 +127,8 @@ export class Kernel implements SchedCore {
     this.tunables = cfg.tunables;
     this.features = cfg.features;
     this.hooks = cfg.hooks;
+    this.callbacksLocked = eraAtLeast(cfg.era, "5.19");
+    this.ttwuQueueCond = cfg.hooks.get("core.ttwu_queue_cond");
     this.random = new RandomSource(cfg.seed);
     this.trace = cfg.trace ? [] : null;
     const n = cfg.machine.cpus.length;
@@ -145,6 +151,7 @@ export class Kernel implements SchedCore {
     this.classes = [this.stop, this.rt, this.fair, this.idle];
     this.idleStates = cfg.machine.idleStates;
     this.smtSiblings = smtSiblingsOf(cfg.machine);
+    this.baseSpeed = Float64Array.from(cfg.machine.cpus, (c) => c.capacity / 1024);
     this.domains = this.buildDomains();
     this.cfsTiming = cfsTiming(this);
     this.tickNs = Math.round(1e9 / this.tunables.hz);
@@ -229,7 +236,7 @@ export class Kernel implements SchedCore {
 
   /** Work per ns relative to a lone thread of capacity 1024 (exec.ts cpuSpeed: SMT siblings). */
   speed(cpu: number): number {
-    return cpuSpeed(this, cpu, this.smtSiblings[cpu]);
+    return cpuSpeed(this, this.baseSpeed[cpu], this.smtSiblings[cpu]);
   }
 
   // ---------------------------------------------------------------- class dispatch
@@ -337,7 +344,7 @@ export class Kernel implements SchedCore {
     // done so far (its lock holds, the enqueue), not at the start of the event.
     const sent = this.now + this.chargeNs;
     if (wakesWithoutIpi(this.era, this.idleStates, rq, kind)) {
-      bump(this.counters.ipis, `${kind}_avoided_polling`);
+      bump(this.counters.ipis, IPI_AVOIDED[kind]);
       this.eq.push(
         sent + exitLatencyNs(this.idleStates, rq),
         kind === "resched" ? EV_RESCHED_IPI : EV_WAKE_ARRIVE,
@@ -405,7 +412,7 @@ export class Kernel implements SchedCore {
     if (next !== prev) this.contextSwitch(rq, prev, next, blocked);
     // finish_lock_switch drops the lock after switch_to. The RT push balance_callback runs after
     // it up to 5.6 (post_schedule retakes the lock), before it from 5.11 (__balance_callbacks).
-    const callbacksLocked = eraAtLeast(this.era, "5.19");
+    const callbacksLocked = this.callbacksLocked;
     if (!callbacksLocked) unlockRq(this, rq);
     this.rt.postSchedule(rq);
     if (callbacksLocked) unlockRq(this, rq);
@@ -517,7 +524,7 @@ export class Kernel implements SchedCore {
   sendIpi(rq: Rq, fn: () => void): void {
     const sent = this.now + this.chargeNs; // the sender's clock, as in kickCpu
     const poll = wakesWithoutIpi(this.era, this.idleStates, rq, "smp_call");
-    bump(this.counters.ipis, `call_function_single${poll ? "_avoided_polling" : ""}`);
+    bump(this.counters.ipis, poll ? IPI_AVOIDED.call_function_single : "call_function_single");
     if (!poll) this.chargeNs += this.machine.costs.ipiSendNs;
     const delivery = poll ? 0 : this.machine.costs.ipiDeliveryNs;
     this.at(sent + delivery + exitLatencyNs(this.idleStates, rq), () => {

@@ -61,9 +61,12 @@ export function smtSiblingsOf(m: Machine): number[][] {
   );
 }
 
-/** Work per ns: arch capacity / 1024 (not cpu_capacity), x smtSiblingSpeed while a sibling runs. */
-export function cpuSpeed(k: SchedCore, cpu: number, siblings: number[]): number {
-  const s = k.machine.cpus[cpu].capacity / 1024;
+/**
+ * Work per ns: arch capacity / 1024 (not cpu_capacity; `base`, resolved once per CPU by the
+ * caller), x smtSiblingSpeed while a sibling runs.
+ */
+export function cpuSpeed(k: SchedCore, base: number, siblings: number[]): number {
+  const s = base;
   for (let i = 0; i < siblings.length; i++) {
     if (k.rqs[siblings[i]].curr !== null) return s * k.machine.costs.smtSiblingSpeed;
   }

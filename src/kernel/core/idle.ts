@@ -48,3 +48,9 @@ export function wakesWithoutIpi(
   if (kind === "resched") return true;
   return eraAtLeast(era, kind === "call_function_single" ? "3.16" : "5.8");
 }
+
+/** counters.ipis keys of notifications a polling CPU took without an IPI (constants: no string built per notification). */
+export const IPI_AVOIDED = {
+  resched: "resched_avoided_polling",
+  call_function_single: "call_function_single_avoided_polling",
+} as const;

@@ -85,7 +85,7 @@ export function lockRq(k: SchedCore, rq: Rq, fromCpu: number, path: string): voi
   const s = rqLockStat(k.counters, path);
   s.acquisitions++;
   let cost = c.rqLockLocalNs;
-  if (fromCpu >= 0 && fromCpu !== rq.cpu) cost += c.rqLockRemoteNs[k.cache.level(fromCpu, rq.cpu)];
+  if (fromCpu >= 0 && fromCpu !== rq.cpu) cost += k.cache.rqLockRemoteNs(fromCpu, rq.cpu);
   const t = k.now + k.chargeNs;
   if (rq.lockFreeAt > t && (fromCpu < 0 || k.rqLockHolder[rq.cpu] !== fromCpu)) {
     const wait = rq.lockFreeAt - t;
@@ -175,13 +175,10 @@ export function tryToWakeUp(
 
 function ttwuQueue(k: SchedCore, p: Task, cpu: number, wakeFlags: number, wakerCpu: number): void {
   const rq = k.rqs[cpu];
-  if (
-    k.features.TTWU_QUEUE &&
-    k.hooks.get("core.ttwu_queue_cond")({ k, p, cpu, thisCpu: wakerCpu, wakeFlags })
-  ) {
+  if (k.features.TTWU_QUEUE && k.ttwuQueueCond({ k, p, cpu, thisCpu: wakerCpu, wakeFlags })) {
     // __ttwu_queue_wakelist: llist_add; only the first entry of an empty list sends the IPI.
     bump(k.counters.wakePath, (wakeFlags & WF_ON_CPU) !== 0 ? "wakelist_on_cpu" : "wakelist");
-    k.chargeNs += k.machine.costs.cacheLineNs[k.cache.level(wakerCpu, cpu)];
+    k.chargeNs += k.cache.cacheLineNs(wakerCpu, cpu);
     rq.wakeList.push(p);
     rq.ttwuPending = 1;
     if (rq.wakeList.length === 1) k.kickCpu(rq, "call_function_single");

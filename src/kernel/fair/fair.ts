@@ -6,6 +6,7 @@ import type { CfsRq, Rq, SchedClass, Task } from "../sched";
 import "./wake/select";
 import { NICE_0_LOAD } from "../sched";
 import { ERA_TRAITS, eraAtLeast, tunableScale } from "../features";
+import type { HookFn } from "../hooks";
 import {
   DO_ATTACH,
   initEntityRunnableAverage,
@@ -154,27 +155,43 @@ export function clearBuddies(cfs: CfsRq, p: Task): void {
  * the unconditional next buddy. SCHED_IDLE tasks never become buddies. Returns whether next was
  * marked.
  */
-function markBuddies(k: SchedCore, cfs: CfsRq, curr: Task, p: Task, preempt: boolean): boolean {
-  const set = (which: "next" | "last", t: Task) => {
-    if (t.policy !== "idle") cfs[which] = t;
-  };
-  if (ERA_TRAITS[k.era].family === "2.6") {
+function markBuddies(
+  k: SchedCore,
+  cfs: CfsRq,
+  curr: Task,
+  p: Task,
+  preempt: boolean,
+  era: FairEra,
+): boolean {
+  // (a SCHED_IDLE task is never made a buddy: the `policy !== "idle"` tests)
+  if (era.family26) {
     if (preempt) return true; // already set before the tests
-    if (k.features.LAST_BUDDY && curr.se.onRq) set("last", curr);
-    set("next", p);
+    if (k.features.LAST_BUDDY && curr.se.onRq && curr.policy !== "idle") cfs.last = curr;
+    if (p.policy !== "idle") cfs.next = p;
     return true;
   }
   const scale = cfs.nrRunning >= k.cfsTiming.nrLatency;
   if (!preempt) {
-    if (k.features.NEXT_BUDDY && scale) set("next", p);
+    if (k.features.NEXT_BUDDY && scale && p.policy !== "idle") cfs.next = p;
     return k.features.NEXT_BUDDY && scale;
   }
-  if (eraAtLeast(k.era, "6.6")) return true;
-  set("next", p);
-  if (k.features.LAST_BUDDY && scale && curr.se.onRq) set("last", curr);
+  if (era.eevdf) return true;
+  if (p.policy !== "idle") cfs.next = p;
+  if (k.features.LAST_BUDDY && scale && curr.se.onRq && curr.policy !== "idle") cfs.last = curr;
   return true;
 }
 
+/** Era facts the fair hot paths test, resolved once per kernel instead of per call. */
+interface FairEra {
+  /** 2.6.x (ERA_TRAITS family "2.6"). */
+  family26: boolean;
+  /** v6.6+ (EEVDF era). */
+  eevdf: boolean;
+}
+
+// The queues are shifted in place with push/pop at the end: splice returns a new array of the
+// removed elements on every call (a fifth of all allocation in the 104-CPU ping-pong profile),
+// and shrinking through `length =` reallocates the backing store; push/pop keep it.
 function insertByVruntime(queue: Task[], p: Task): void {
   const v = p.se.vruntime;
   let lo = 0;
@@ -184,12 +201,17 @@ function insertByVruntime(queue: Task[], p: Task): void {
     if (queue[mid].se.vruntime <= v) lo = mid + 1;
     else hi = mid;
   }
-  queue.splice(lo, 0, p);
+  queue.push(p);
+  for (let j = queue.length - 1; j > lo; j--) queue[j] = queue[j - 1];
+  queue[lo] = p;
 }
 
 function removeFromQueue(queue: Task[], p: Task): void {
   const i = queue.indexOf(p);
-  if (i >= 0) queue.splice(i, 1);
+  if (i < 0) return;
+  const n = queue.length - 1;
+  for (let j = i; j < n; j++) queue[j] = queue[j + 1];
+  queue.pop();
 }
 
 /** update_min_vruntime: monotonic, follows min(curr, leftmost). */
@@ -209,10 +231,18 @@ export class FairClass implements SchedClass {
   readonly pelt: boolean;
   /** 4.16+ moves a picked task to the head of cfs_tasks (detach_tasks then takes it last). */
   private readonly pickMovesToFront: boolean;
+  private readonly eraFacts: FairEra;
+  /** The fair.select_task_rq hook in force, looked up once (hooks are fixed per kernel). */
+  private readonly selectTaskRqHook: HookFn<"fair.select_task_rq">;
 
   constructor(private readonly k: SchedCore) {
     this.pelt = ERA_TRAITS[k.era].pelt;
     this.pickMovesToFront = ERA_TRAITS[k.era].pickMovesToFront;
+    this.eraFacts = {
+      family26: ERA_TRAITS[k.era].family === "2.6",
+      eevdf: eraAtLeast(k.era, "6.6"),
+    };
+    this.selectTaskRqHook = k.hooks.get("fair.select_task_rq");
   }
 
   /** update_load_avg for an entity of this rq (no-op without PELT). */
@@ -340,7 +370,7 @@ export class FairClass implements SchedClass {
       return;
     }
     if (curr.schedClass !== "fair") return; // a higher class runs
-    if (curr !== p) markBuddies(this.k, rq.cfs, curr, p, false);
+    if (curr !== p) markBuddies(this.k, rq.cfs, curr, p, false, this.eraFacts);
     if (rq.needResched) return; // test_tsk_need_resched(curr)
     if (!this.k.features.WAKEUP_PREEMPTION) return;
     // SCHED_IDLE curr is always preempted by a normal task; batch/idle wakees never preempt.
@@ -351,7 +381,7 @@ export class FairClass implements SchedClass {
     if (p.policy !== "normal") return;
     this.updateCurr(rq);
     if (this.policy.wakeupPreempt(this.k, curr, p)) {
-      markBuddies(this.k, rq.cfs, curr, p, true);
+      markBuddies(this.k, rq.cfs, curr, p, true, this.eraFacts);
       this.k.reschedCurr(rq);
     }
   }
@@ -379,7 +409,7 @@ export class FairClass implements SchedClass {
   /** select_task_rq_fair, through the fair.select_task_rq hook (wake/select.ts, per era). */
   selectTaskRq(p: Task, prevCpu: number, wakeFlags: number, wakerCpu: number): number {
     const k = this.k;
-    return k.hooks.get("fair.select_task_rq")({ k, p, prevCpu, wakerCpu, wakeFlags });
+    return this.selectTaskRqHook({ k, p, prevCpu, wakerCpu, wakeFlags });
   }
 
   /** migrate_task_rq_fair + the vruntime renormalisation around a CPU change. */
