@@ -40,8 +40,9 @@ export interface LbEnvInit {
 
 /** load_balance()'s env setup: cpus = sched_domain_span(sd) & cpu_active_mask. */
 export function createLbEnv(init: LbEnvInit): LbEnv {
+  // One pass over the span when every CPU of it is active (the common case: no filter copy).
   const active = init.activeCpus ? new Set(init.activeCpus) : null;
-  const cpus = new Set(init.sd.span.filter((c) => !active || active.has(c)));
+  const cpus = new Set(active ? init.sd.span.filter((c) => active.has(c)) : init.sd.span);
   return {
     era: init.era,
     features: init.features,

@@ -3,7 +3,7 @@
 // avg_scan_cost, has_idle_cores, nr_idle_scan), idle_cpu() per era, cpus_share_cache, the SMT
 // masks, and the placement counters. The era paths are v2629.ts, v48.ts and v5x.ts;
 // the slow path (find_idlest_group / find_idlest_cpu) is find_idlest.ts.
-import { ERA_TRAITS } from "../../features";
+import { ERA_TRAITS, eraAtLeast } from "../../features";
 import { WF_EXEC, WF_FORK } from "../../sched";
 import type { SchedCore } from "../../core/api";
 import type { Rq } from "../../sched";
@@ -174,6 +174,8 @@ export class WakeState {
   domains: DomainTree;
   /** cpu_smt_mask(cpu): online SMT siblings, ascending, the CPU included. */
   smtMask: number[][] = [];
+  /** The era is 5.19 or later (v5x.ts's select_idle_sibling generation), decided once. */
+  readonly late519: boolean;
   /** sched_smt_present: some online core has two threads. */
   smtActive = false;
   /** sd_llc_shared->has_idle_cores, indexed by sd_llc_id. */
@@ -190,6 +192,11 @@ export class WakeState {
   gen = 0;
   /** cacheLineNs by share-level index: the modelled cost of reading one remote rq in a scan. */
   readonly lineNs: Float64Array;
+  private readonly probeRows: (Float64Array | undefined)[] = [];
+  /** Each CPU's index in its sd_llc span: where for_each_cpu_wrap(.., target) starts. */
+  readonly llcPos: Int32Array;
+  /** spanRows[cpu][prev]: bit d set when domains[cpu][d] spans prev (cpumask_test_cpu, cached). */
+  private spanRows: (Int32Array | undefined)[] = [];
   /** The reason select_idle_sibling's default gave for its last non-target answer. */
   sisReason: string | null = null;
   sisResult = -1;
@@ -206,12 +213,14 @@ export class WakeState {
     this.selectIdleSibling = k.hooks.get("fair.select_idle_sibling");
     this.findIdlestGroup = k.hooks.get("fair.find_idlest_group");
     this.n = k.rqs.length;
+    this.late519 = eraAtLeast(k.era, "5.19");
     this.domains = k.domains;
     this.hasIdleCores = new Uint8Array(this.n);
     this.nrIdleScan = new Int32Array(this.n);
     this.nrIdleScanAt = new Float64Array(this.n).fill(-Infinity);
     this.avgScanCost = new Float64Array(this.n);
     this.seen = new Uint32Array(this.n);
+    this.llcPos = new Int32Array(this.n);
     this.lineNs = new Float64Array(SHARE_LEVELS.length);
     SHARE_LEVELS.forEach((lvl, i) => {
       this.lineNs[i] = k.machine.costs.cacheLineNs[lvl];
@@ -242,11 +251,34 @@ export class WakeState {
       if (l.length > 1) this.smtActive = true;
       return l;
     });
+    this.spanRows = [];
+    for (let cpu = 0; cpu < this.n; cpu++) {
+      const llc = this.domains.sdLlc[cpu];
+      this.llcPos[cpu] = llc ? wrapStart(llc.span, cpu) : 0;
+    }
     this.hasIdleCores.fill(0);
     for (const cpu of this.domains.online) {
       if (this.coreIdle(cpu)) this.hasIdleCores[this.domains.sdLlcId[cpu]] = 1;
     }
     this.nrIdleScanAt.fill(-Infinity);
+  }
+
+  /**
+   * The domains of `cpu` that span each CPU, as bits by domain index (built on first use per
+   * CPU), so the wakeup's walk up the domains tests membership with one read.
+   */
+  spanRow(cpu: number): Int32Array {
+    let row = this.spanRows[cpu];
+    if (row === undefined) {
+      row = new Int32Array(this.n);
+      const doms = this.domains.domains[cpu];
+      for (let d = 0; d < doms.length && d <= 31; d++) {
+        const span = doms[d].span;
+        for (let i = 0; i < span.length; i++) row[span[i]] |= 1 << d;
+      }
+      this.spanRows[cpu] = row;
+    }
+    return row;
   }
 
   /** Every SMT sibling of cpu (itself included) is idle. */
@@ -295,6 +327,20 @@ export class WakeState {
       this.gen = 1;
     }
     return this.gen;
+  }
+
+  /**
+   * probeNs(from, *) as a row, built on first use: a scan step then costs one array read.
+   * Rows depend on the machine only, so they survive domain rebuilds.
+   */
+  probeRow(from: number): Float64Array {
+    let row = this.probeRows[from];
+    if (row === undefined) {
+      row = new Float64Array(this.n);
+      for (let c = 0; c < this.n; c++) row[c] = this.probeNs(from, c);
+      this.probeRows[from] = row;
+    }
+    return row;
   }
 
   /** Modelled time to look at `cpu`'s runqueue from `from` (one cache-line transfer). */

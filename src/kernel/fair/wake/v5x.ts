@@ -53,7 +53,6 @@ import {
   spanHas,
   updateAvg,
   wakeState,
-  wrapStart,
   type SelectIdleSiblingCtx,
   type SelectTaskRqCtx,
   type WakeAffineCtx,
@@ -181,7 +180,7 @@ function selectIdleCore56(
   const span = sd.span;
   const n = span.length;
   const gen = st.nextGen();
-  let idx = wrapStart(span, target);
+  let idx = st.llcPos[target]; // sd is target's sd_llc
   for (let j = 0; j < n; j++, idx++) {
     if (idx === n) idx = 0;
     const core = span[idx];
@@ -217,7 +216,7 @@ function selectIdleCpu(
   target: number,
   thisCpu: number,
 ): number {
-  const late = isLate(k);
+  const late = st.late519;
   if (!k.domains.sdLlc[thisCpu]) return -1;
   let nr = INT_MAX;
   const prop = k.features.SIS_PROP && !hasIdleCore;
@@ -239,14 +238,18 @@ function selectIdleCpu(
   const rqs = k.rqs;
   let idleCpuFound = -1;
   let time = 0;
-  let idx = wrapStart(span, late ? target + 1 : target);
+  // for_each_cpu_wrap from target (+1 in 5.19+); sd is target's sd_llc, which holds target.
+  let idx = late ? st.llcPos[target] + 1 : st.llcPos[target];
   if (!hasIdleCore) {
+    // The kernel's walk, CPU by CPU (its length is the kernel's: nr or the first idle CPU); the
+    // probe costs come from a per-waker row and idle_cpu is read inline to keep a step cheap.
+    const probe = st.probeRow(thisCpu);
     for (let j = 0; j < n; j++, idx++) {
       if (idx === n) idx = 0;
       const cpu = span[idx];
       if (!allowed[cpu]) continue;
       if (--nr <= 0) return -1; // !--nr (5.x), --nr <= 0 (6.x): nr only steps down by one
-      time += st.probeNs(thisCpu, cpu);
+      time += probe[cpu];
       if (idleOrSchedIdleRq(rqs[cpu])) {
         idleCpuFound = cpu;
         break;
@@ -263,10 +266,11 @@ function selectIdleCpu(
       let idle = true;
       for (let i = 0; i < m.length; i++) {
         const c = m[i];
-        if (!idleCpu(k, c)) {
+        const rq = rqs[c];
+        if (!(rq.curr === null && rq.nrRunning === 0 && rq.ttwuPending === 0)) {
           idle = false;
           if (idleCpuFound === -1) {
-            if (schedIdleCpu(rqs[c]) && allowed[c]) {
+            if (schedIdleCpu(rq) && allowed[c]) {
               idleCpuFound = c;
               break;
             }
@@ -312,7 +316,7 @@ function selectIdleSmt(
 export function selectIdleSibling5x(ctx: SelectIdleSiblingCtx): number {
   const { k, p, prev, target, thisCpu } = ctx;
   const st = wakeState(k);
-  const late = isLate(k);
+  const late = st.late519;
   if (idleOrSchedIdle(k, target)) return target;
   // If the previous CPU is cache affine and idle, don't be stupid.
   if (prev !== target && cpusShareCache(k, prev, target) && idleOrSchedIdle(k, prev)) return prev;
@@ -376,10 +380,15 @@ export function selectTaskRqFair5x(ctx: SelectTaskRqCtx): number {
     st.setRecentUsedCpu(p, prevCpu); // wake_up_new_task: p->recent_used_cpu = task_cpu(p)
   }
   let sd: SchedDomain | null = null;
-  for (const tmp of k.domains.domains[cpu]) {
+  const doms = k.domains.domains[cpu];
+  const fast = doms.length <= 31; // the bits of st.spanRow
+  const spans = fast ? st.spanRow(cpu)[prevCpu] : 0;
+  for (let d = 0; d < doms.length; d++) {
+    const tmp = doms[d];
     if (!(tmp.flags & SD_LOAD_BALANCE)) break;
     // If both 'cpu' and 'prev_cpu' are part of this domain, cpu is a valid SD_WAKE_AFFINE target.
-    if (wantAffine && tmp.flags & SD_WAKE_AFFINE && spanHas(tmp.span, prevCpu)) {
+    const spansPrev = fast ? ((spans >> d) & 1) === 1 : spanHas(tmp.span, prevCpu);
+    if (wantAffine && tmp.flags & SD_WAKE_AFFINE && spansPrev) {
       if (cpu !== prevCpu) newCpu = st.wakeAffine({ k, p, sd: tmp, thisCpu: cpu, prevCpu, sync });
       sd = null; // Prefer wake_affine over balance flags
       break;
@@ -401,6 +410,6 @@ export function selectTaskRqFair5x(ctx: SelectTaskRqCtx): number {
   st.sisReason = null;
   newCpu = st.selectIdleSibling({ k, p, prev: prevCpu, target: newCpu, thisCpu: cpu });
   countWakePlacement(k, st, newCpu, prevCpu, cpu);
-  if (!isLate(k) && wantAffine && current) st.setRecentUsedCpu(current, cpu);
+  if (!st.late519 && wantAffine && current) st.setRecentUsedCpu(current, cpu);
   return newCpu;
 }
