@@ -192,7 +192,13 @@ export class WakeState {
   gen = 0;
   /** cacheLineNs by share-level index: the modelled cost of reading one remote rq in a scan. */
   readonly lineNs: Float64Array;
-  private readonly probeRows: (Float64Array | undefined)[] = [];
+  private readonly levelRows: (Uint8Array | undefined)[] = [];
+  /**
+   * idle_cpu() of every CPU as a byte (3.2+ sense), kept by the rqs (Rq.attachIdleFlags): the
+   * scans walk the kernel's order over these bytes, as the kernel walks its cpumasks, without
+   * reading each rq.
+   */
+  readonly idle: Uint8Array;
   /** Each CPU's index in its sd_llc span: where for_each_cpu_wrap(.., target) starts. */
   readonly llcPos: Int32Array;
   /** spanRows[cpu][prev]: bit d set when domains[cpu][d] spans prev (cpumask_test_cpu, cached). */
@@ -221,6 +227,8 @@ export class WakeState {
     this.avgScanCost = new Float64Array(this.n);
     this.seen = new Uint32Array(this.n);
     this.llcPos = new Int32Array(this.n);
+    this.idle = new Uint8Array(this.n);
+    for (const rq of k.rqs) rq.attachIdleFlags(this.idle);
     this.lineNs = new Float64Array(SHARE_LEVELS.length);
     SHARE_LEVELS.forEach((lvl, i) => {
       this.lineNs[i] = k.machine.costs.cacheLineNs[lvl];
@@ -330,15 +338,16 @@ export class WakeState {
   }
 
   /**
-   * probeNs(from, *) as a row, built on first use: a scan step then costs one array read.
+   * The share level (index into lineNs) from `from` to every CPU, built on first use: a scan
+   * step's cost is then lineNs[row[cpu]] (a byte per CPU keeps the rows small in cache).
    * Rows depend on the machine only, so they survive domain rebuilds.
    */
-  probeRow(from: number): Float64Array {
-    let row = this.probeRows[from];
+  levelRow(from: number): Uint8Array {
+    let row = this.levelRows[from];
     if (row === undefined) {
-      row = new Float64Array(this.n);
-      for (let c = 0; c < this.n; c++) row[c] = this.probeNs(from, c);
-      this.probeRows[from] = row;
+      row = new Uint8Array(this.n);
+      for (let c = 0; c < this.n; c++) row[c] = this.k.cache.levelIndex(from, c);
+      this.levelRows[from] = row;
     }
     return row;
   }

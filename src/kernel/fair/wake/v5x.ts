@@ -31,7 +31,7 @@
 //   cookies, delayed dequeue, PF_EXITING.
 import { eraAtLeast } from "../../features";
 import { SCHED_CAPACITY_SCALE } from "../../sched";
-import { WF_FORK, WF_SYNC } from "../../sched";
+import { WF_FORK, WF_SYNC, schedIdlePolicyUsed } from "../../sched";
 import type { Task } from "../../sched";
 import {
   SD_BALANCE_WAKE,
@@ -40,7 +40,6 @@ import {
   type SchedDomain,
 } from "../../topology/sched_domain";
 import type { SchedCore } from "../../core/api";
-import type { Rq } from "../../sched";
 import {
   countIdlestPlacement,
   countWakePlacement,
@@ -64,13 +63,6 @@ const INT_MAX = 0x7fffffff;
 
 /** The select_idle_sibling/select_idle_cpu of v5.19 (the changes since 5.6 taken together). */
 const isLate = (k: SchedCore): boolean => eraAtLeast(k.era, "5.19");
-
-/** available_idle_cpu(cpu) || sched_idle_cpu(cpu), 3.0+ idle_cpu() inlined for the scans. */
-function idleOrSchedIdleRq(rq: Rq): boolean {
-  const nr = rq.nrRunning;
-  if (nr === 0) return rq.curr === null && rq.ttwuPending === 0;
-  return schedIdleCpu(rq);
-}
 
 /** wake_affine_idle: -1 stands for nr_cpumask_bits (no opinion). */
 export function wakeAffineIdle(
@@ -188,7 +180,7 @@ function selectIdleCore56(
     const m = st.smtMask[core];
     let idle = true;
     for (let i = 0; i < m.length; i++) {
-      if (!idleCpu(k, m[i])) {
+      if (st.idle[m[i]] === 0) {
         idle = false;
         break;
       }
@@ -240,17 +232,21 @@ function selectIdleCpu(
   let time = 0;
   // for_each_cpu_wrap from target (+1 in 5.19+); sd is target's sd_llc, which holds target.
   let idx = late ? st.llcPos[target] + 1 : st.llcPos[target];
+  const idleB = st.idle;
+  const schedIdle = schedIdlePolicyUsed();
   if (!hasIdleCore) {
-    // The kernel's walk, CPU by CPU (its length is the kernel's: nr or the first idle CPU); the
-    // probe costs come from a per-waker row and idle_cpu is read inline to keep a step cheap.
-    const probe = st.probeRow(thisCpu);
+    // The kernel's walk, CPU by CPU (its length is the kernel's: nr or the first idle CPU); a
+    // step reads the waker's share-level row and the idle bytes, not the rq.
+    const level = st.levelRow(thisCpu);
+    const lineNs = st.lineNs;
     for (let j = 0; j < n; j++, idx++) {
       if (idx === n) idx = 0;
       const cpu = span[idx];
       if (!allowed[cpu]) continue;
       if (--nr <= 0) return -1; // !--nr (5.x), --nr <= 0 (6.x): nr only steps down by one
-      time += probe[cpu];
-      if (idleOrSchedIdleRq(rqs[cpu])) {
+      time += lineNs[level[cpu]];
+      // available_idle_cpu || sched_idle_cpu (false everywhere while no task has SCHED_IDLE)
+      if (idleB[cpu] === 1 || (schedIdle && schedIdleCpu(rqs[cpu]))) {
         idleCpuFound = cpu;
         break;
       }
@@ -266,11 +262,10 @@ function selectIdleCpu(
       let idle = true;
       for (let i = 0; i < m.length; i++) {
         const c = m[i];
-        const rq = rqs[c];
-        if (!(rq.curr === null && rq.nrRunning === 0 && rq.ttwuPending === 0)) {
+        if (idleB[c] === 0) {
           idle = false;
           if (idleCpuFound === -1) {
-            if (schedIdleCpu(rq) && allowed[c]) {
+            if (schedIdle && schedIdleCpu(rqs[c]) && allowed[c]) {
               idleCpuFound = c;
               break;
             }
