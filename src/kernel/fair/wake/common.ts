@@ -199,10 +199,15 @@ export class WakeState {
    * reading each rq.
    */
   readonly idle: Uint8Array;
+  /**
+   * Each CPU's sd_llc span as an Int32Array, one array shared by the CPUs of an LLC (their spans
+   * are equal), so the scans of a whole LLC read the same few cache lines.
+   */
+  llcSpan: Int32Array[] = [];
   /** Each CPU's index in its sd_llc span: where for_each_cpu_wrap(.., target) starts. */
   readonly llcPos: Int32Array;
-  /** spanRows[cpu][prev]: bit d set when domains[cpu][d] spans prev (cpumask_test_cpu, cached). */
-  private spanRows: (Int32Array | undefined)[] = [];
+  /** spanBits[cpu][d]: the span of domains[cpu][d] as a bitmap (see spanHas). */
+  private spanBits: (Uint32Array[] | undefined)[] = [];
   /** The reason select_idle_sibling's default gave for its last non-target answer. */
   sisReason: string | null = null;
   sisResult = -1;
@@ -259,10 +264,20 @@ export class WakeState {
       if (l.length > 1) this.smtActive = true;
       return l;
     });
-    this.spanRows = [];
+    this.spanBits = [];
+    const shared = new Map<number, Int32Array>();
+    this.llcSpan = [];
     for (let cpu = 0; cpu < this.n; cpu++) {
       const llc = this.domains.sdLlc[cpu];
       this.llcPos[cpu] = llc ? wrapStart(llc.span, cpu) : 0;
+      const span = llc ? llc.span : [cpu];
+      const id = this.domains.sdLlcId[cpu];
+      let a = shared.get(id);
+      if (!a || a.length !== span.length || span.some((c, i) => a![i] !== c)) {
+        a = Int32Array.from(span);
+        if (!shared.has(id)) shared.set(id, a);
+      }
+      this.llcSpan.push(a);
     }
     this.hasIdleCores.fill(0);
     for (const cpu of this.domains.online) {
@@ -272,21 +287,21 @@ export class WakeState {
   }
 
   /**
-   * The domains of `cpu` that span each CPU, as bits by domain index (built on first use per
-   * CPU), so the wakeup's walk up the domains tests membership with one read.
+   * cpumask_test_cpu(prev, sched_domain_span(domains[cpu][d])) as a bitmap per domain (n / 8
+   * bytes each, built on first use per CPU), so the wakeup's walk up the domains tests
+   * membership with one word read instead of a search of the span.
    */
-  spanRow(cpu: number): Int32Array {
-    let row = this.spanRows[cpu];
-    if (row === undefined) {
-      row = new Int32Array(this.n);
-      const doms = this.domains.domains[cpu];
-      for (let d = 0; d < doms.length && d <= 31; d++) {
-        const span = doms[d].span;
-        for (let i = 0; i < span.length; i++) row[span[i]] |= 1 << d;
-      }
-      this.spanRows[cpu] = row;
+  spanHas(cpu: number, d: number, prev: number): boolean {
+    let bits = this.spanBits[cpu];
+    if (bits === undefined) {
+      bits = this.domains.domains[cpu].map((sd) => {
+        const b = new Uint32Array((this.n + 31) >>> 5);
+        for (const c of sd.span) b[c >>> 5] |= 1 << (c & 31);
+        return b;
+      });
+      this.spanBits[cpu] = bits;
     }
-    return row;
+    return ((bits[d][prev >>> 5] >>> (prev & 31)) & 1) === 1;
   }
 
   /** Every SMT sibling of cpu (itself included) is idle. */

@@ -49,7 +49,6 @@ import {
   idleOrSchedIdle,
   schedIdleCpu,
   sdFlagOf,
-  spanHas,
   updateAvg,
   wakeState,
   type SelectIdleSiblingCtx,
@@ -224,7 +223,7 @@ function selectIdleCpu(
     // An overloaded LLC is unlikely to have an idle cpu/core.
     if (nr === 1) return -1;
   }
-  const span = sd.span;
+  const span = st.llcSpan[target]; // sd.span (sd is target's sd_llc)
   const n = span.length;
   const allowed = p.cpusAllowed;
   const rqs = k.rqs;
@@ -376,14 +375,11 @@ export function selectTaskRqFair5x(ctx: SelectTaskRqCtx): number {
   }
   let sd: SchedDomain | null = null;
   const doms = k.domains.domains[cpu];
-  const fast = doms.length <= 31; // the bits of st.spanRow
-  const spans = fast ? st.spanRow(cpu)[prevCpu] : 0;
   for (let d = 0; d < doms.length; d++) {
     const tmp = doms[d];
     if (!(tmp.flags & SD_LOAD_BALANCE)) break;
     // If both 'cpu' and 'prev_cpu' are part of this domain, cpu is a valid SD_WAKE_AFFINE target.
-    const spansPrev = fast ? ((spans >> d) & 1) === 1 : spanHas(tmp.span, prevCpu);
-    if (wantAffine && tmp.flags & SD_WAKE_AFFINE && spansPrev) {
+    if (wantAffine && tmp.flags & SD_WAKE_AFFINE && st.spanHas(cpu, d, prevCpu)) {
       if (cpu !== prevCpu) newCpu = st.wakeAffine({ k, p, sd: tmp, thisCpu: cpu, prevCpu, sync });
       sd = null; // Prefer wake_affine over balance flags
       break;
