@@ -179,6 +179,17 @@ export class SchedEntity {
   avg: SchedAvg = createSchedAvg();
 }
 
+/** Some task in this process has had SCHED_IDLE (sched_idle_cpu can then be true somewhere). */
+let schedIdlePolicySeen = false;
+
+/**
+ * False while no task of this process has ever had SCHED_IDLE: sched_idle_cpu() is then false
+ * on every CPU, and a scan needs only the idle bytes (Rq.attachIdleFlags).
+ */
+export function schedIdlePolicyUsed(): boolean {
+  return schedIdlePolicySeen;
+}
+
 /** struct task_struct, reduced to what the scheduler model reads, plus the program it runs. */
 export class Task {
   readonly se = new SchedEntity();
@@ -187,7 +198,16 @@ export class Task {
   onCpu = false;
   /** task_cpu(p). */
   cpu = 0;
-  policy: Policy = "normal";
+  /** SCHED_NORMAL, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO or SCHED_RR. */
+  get policy(): Policy {
+    return this.policyValue;
+  }
+  /** Set through setSchedParams; notes SCHED_IDLE (schedIdlePolicyUsed). */
+  set policy(v: Policy) {
+    this.policyValue = v;
+    if (v === "idle") schedIdlePolicySeen = true;
+  }
+  private policyValue: Policy = "normal";
   nice = 0;
   rtPriority = 0;
   /** Kernel prio: 0..99 RT, 100..139 normal. */
@@ -315,8 +335,25 @@ export class Rq {
   readonly cfs = new CfsRq();
   readonly rt = new RtRq();
   /** Tasks of every class on this rq, counted once each. */
-  nrRunning = 0;
-  curr: Task | null = null; // null = the idle task runs
+  get nrRunning(): number {
+    return this.nrRunningValue;
+  }
+  /** Keeps the idle byte (attachIdleFlags) in step. */
+  set nrRunning(v: number) {
+    this.nrRunningValue = v;
+    if (this.idleFlags !== null) this.syncIdle();
+  }
+  private nrRunningValue = 0;
+  /** The running task; null = the idle task runs. */
+  get curr(): Task | null {
+    return this.currValue;
+  }
+  /** Keeps the idle byte (attachIdleFlags) in step. */
+  set curr(p: Task | null) {
+    this.currValue = p;
+    if (this.idleFlags !== null) this.syncIdle();
+  }
+  private currValue: Task | null = null;
   /** The per-CPU stopper (stop class) task, created on demand. */
   stop: Task | null = null;
   stopQueued = false;
@@ -331,7 +368,22 @@ export class Rq {
   /** A resched IPI is in flight. */
   reschedIpiPending = false;
   /** ttwu_pending: wakelist entries not yet activated. */
-  ttwuPending = 0;
+  get ttwuPending(): number {
+    return this.ttwuPendingValue;
+  }
+  /** Keeps the idle byte (attachIdleFlags) in step. */
+  set ttwuPending(v: number) {
+    this.ttwuPendingValue = v;
+    if (this.idleFlags !== null) this.syncIdle();
+  }
+  private ttwuPendingValue = 0;
+  /**
+   * A byte per CPU, shared by the rqs of one kernel once attachIdleFlags ran: 1 while this CPU
+   * is idle in the 3.2+ idle_cpu() sense (idle task current, nothing queued, no wakelist entry).
+   * The kernel's scans read cpumasks rather than each rq; the wakeup scans here read these
+   * bytes rather than the rq objects. Kept exact by the setters of the three fields.
+   */
+  private idleFlags: Uint8Array | null = null;
   /** Tasks queued on this CPU's wakelist (llist), in arrival order. */
   readonly wakeList: Task[] = [];
   // idle state
@@ -368,6 +420,17 @@ export class Rq {
   lockFreeAt = 0;
 
   constructor(readonly cpu: number) {}
+
+  /** Shares `flags` (one byte per CPU) with this rq and writes its current idle state there. */
+  attachIdleFlags(flags: Uint8Array): void {
+    this.idleFlags = flags;
+    this.syncIdle();
+  }
+
+  private syncIdle(): void {
+    this.idleFlags![this.cpu] =
+      this.currValue === null && this.nrRunningValue === 0 && this.ttwuPendingValue === 0 ? 1 : 0;
+  }
 
   /** idle_cpu() also checks nr_running and the wakelist (v3.2+); the kernel sets it per era. */
   idleCpuChecksQueued = true;

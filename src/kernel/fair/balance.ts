@@ -126,7 +126,7 @@ export class FairBalancer {
       now: k.now,
       rq: (c) => k.lbRq(c),
       sdLlcSize: k.domains.sdLlcSize[rq.cpu],
-      activeCpus: sd.span.filter((c) => k.rqs[c].online),
+      activeCpus: this.activeCpus(sd),
       hooks: k.hooks,
       preemptible: false,
     });
@@ -157,6 +157,15 @@ export class FairBalancer {
       this.kickActiveBalance(res.activeBalance.busiestCpu, res.activeBalance.pushCpu);
     }
     return res;
+  }
+
+  /** cpu_active_mask within sd's span; null when all of it is active (no copy needed). */
+  private activeCpus(sd: SchedDomain): number[] | null {
+    const rqs = this.k.rqs;
+    const span = sd.span;
+    for (let i = 0; i < span.length; i++)
+      if (!rqs[span[i]].online) return span.filter((c) => rqs[c].online);
+    return null;
   }
 
   // ------------------------------------------------------------------ active balance

@@ -38,10 +38,34 @@ export interface LbEnvInit {
   preemptible?: boolean;
 }
 
+/** env->cpus of all-active spans, by span array (a domain's span never changes once built). */
+const SPAN_SETS = new WeakMap<readonly number[], Set<number>>();
+
+/** cpumask_clear_cpu(cpu, env->cpus), copying a shared span Set first. */
+export function lbCpusClear(env: LbEnv, cpu: number): void {
+  if (env.cpusShared) {
+    env.cpus = new Set(env.cpus);
+    env.cpusShared = false;
+  }
+  env.cpus.delete(cpu);
+}
+
 /** load_balance()'s env setup: cpus = sched_domain_span(sd) & cpu_active_mask. */
 export function createLbEnv(init: LbEnvInit): LbEnv {
   const active = init.activeCpus ? new Set(init.activeCpus) : null;
-  const cpus = new Set(init.sd.span.filter((c) => !active || active.has(c)));
+  // With every CPU of the span active, env->cpus is the span itself: one Set per span array,
+  // shared by every pass (copied on the first cpumask_clear_cpu, lbCpusClear), instead of a
+  // fresh copy of a whole-machine span per pass.
+  let cpus: Set<number>;
+  if (active) cpus = new Set(init.sd.span.filter((c) => active.has(c)));
+  else {
+    let shared = SPAN_SETS.get(init.sd.span);
+    if (!shared) {
+      shared = new Set(init.sd.span);
+      SPAN_SETS.set(init.sd.span, shared);
+    }
+    cpus = shared;
+  }
   return {
     era: init.era,
     features: init.features,
@@ -57,6 +81,7 @@ export function createLbEnv(init: LbEnvInit): LbEnv {
     loopBreak: SCHED_NR_MIGRATE_BREAK,
     loopMax: 0,
     cpus,
+    cpusShared: !active,
     dstGrpmask: init.sd.groups[0]?.cpus ?? [init.dstCpu],
     newDstCpu: -1,
     now: init.now,

@@ -32,6 +32,7 @@ import {
   getSdBalanceInterval,
   lbAccountPass,
   lbHook,
+  lbCpusClear,
   lbNoteFailure,
   shouldWeBalance,
   taskAllowedOn,
@@ -228,7 +229,7 @@ export function loadBalance(env: LbEnv): LoadBalanceResult {
         }
         // Affine tasks that could not come here may go to another CPU of our group.
         if (env.flags & LBF_DST_PINNED && env.imbalance > 0) {
-          env.cpus.delete(env.dstCpu);
+          lbCpusClear(env, env.dstCpu);
           env.dstCpu = env.newDstCpu;
           env.flags &= ~LBF_DST_PINNED;
           env.loop = 0;
@@ -241,7 +242,7 @@ export function loadBalance(env: LbEnv): LoadBalanceResult {
       if (sdParent && env.flags & LBF_SOME_PINNED && env.imbalance > 0)
         sdParent.groups[0].imbalance = true;
       if (env.flags & LBF_ALL_PINNED) {
-        env.cpus.delete(busiest.cpu);
+        lbCpusClear(env, busiest.cpu);
         if (!subset(env.cpus, env.dstGrpmask)) {
           env.loop = 0;
           env.loopBreak = SCHED_NR_MIGRATE_BREAK;

@@ -115,8 +115,13 @@ export interface LbEnv {
   loop: number;
   loopBreak: number;
   loopMax: number;
-  /** env->cpus: CPUs still considered (sd span & active, minus all-pinned sources). */
+  /**
+   * env->cpus: CPUs still considered (sd span & active, minus all-pinned sources). May be a
+   * Set shared by every pass over the same span (cpusShared): clear a CPU with lbCpusClear.
+   */
   cpus: Set<number>;
+  /** env->cpus is the shared span Set of createLbEnv: copy before changing it. */
+  cpusShared?: boolean;
   /** env->dst_grpmask: the local group's CPUs (LBF_DST_PINNED retargets within it). */
   dstGrpmask: readonly number[];
   /** env->new_dst_cpu. */

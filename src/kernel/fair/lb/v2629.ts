@@ -249,6 +249,7 @@ export function loadBalance2629(env: LbEnv): LoadBalanceResult {
   env.cpus = new Set(
     sd.span.length ? Array.from({ length: Math.max(...sd.span) + 1 }, (_, i) => i) : [],
   ); // cpumask_setall
+  env.cpusShared = false;
   const findGroup = lbHook(env.hooks, "fair.find_busiest_group", findBusiestGroup2629);
   const findQueue = lbHook(env.hooks, "fair.find_busiest_queue", findBusiestQueue2629);
   const migrations: LbMigration[] = [];

@@ -3,7 +3,7 @@
 // avg_scan_cost, has_idle_cores, nr_idle_scan), idle_cpu() per era, cpus_share_cache, the SMT
 // masks, and the placement counters. The era paths are v2629.ts, v48.ts and v5x.ts;
 // the slow path (find_idlest_group / find_idlest_cpu) is find_idlest.ts.
-import { ERA_TRAITS } from "../../features";
+import { ERA_TRAITS, eraAtLeast } from "../../features";
 import { WF_EXEC, WF_FORK } from "../../sched";
 import type { SchedCore } from "../../core/api";
 import type { Rq } from "../../sched";
@@ -174,6 +174,8 @@ export class WakeState {
   domains: DomainTree;
   /** cpu_smt_mask(cpu): online SMT siblings, ascending, the CPU included. */
   smtMask: number[][] = [];
+  /** The era is 5.19 or later (v5x.ts's select_idle_sibling generation), decided once. */
+  readonly late519: boolean;
   /** sched_smt_present: some online core has two threads. */
   smtActive = false;
   /** sd_llc_shared->has_idle_cores, indexed by sd_llc_id. */
@@ -190,6 +192,22 @@ export class WakeState {
   gen = 0;
   /** cacheLineNs by share-level index: the modelled cost of reading one remote rq in a scan. */
   readonly lineNs: Float64Array;
+  private readonly levelRows: (Uint8Array | undefined)[] = [];
+  /**
+   * idle_cpu() of every CPU as a byte (3.2+ sense), kept by the rqs (Rq.attachIdleFlags): the
+   * scans walk the kernel's order over these bytes, as the kernel walks its cpumasks, without
+   * reading each rq.
+   */
+  readonly idle: Uint8Array;
+  /**
+   * Each CPU's sd_llc span as an Int32Array, one array shared by the CPUs of an LLC (their spans
+   * are equal), so the scans of a whole LLC read the same few cache lines.
+   */
+  llcSpan: Int32Array[] = [];
+  /** Each CPU's index in its sd_llc span: where for_each_cpu_wrap(.., target) starts. */
+  readonly llcPos: Int32Array;
+  /** spanBits[cpu][d]: the span of domains[cpu][d] as a bitmap (see spanHas). */
+  private spanBits: (Uint32Array[] | undefined)[] = [];
   /** The reason select_idle_sibling's default gave for its last non-target answer. */
   sisReason: string | null = null;
   sisResult = -1;
@@ -206,12 +224,16 @@ export class WakeState {
     this.selectIdleSibling = k.hooks.get("fair.select_idle_sibling");
     this.findIdlestGroup = k.hooks.get("fair.find_idlest_group");
     this.n = k.rqs.length;
+    this.late519 = eraAtLeast(k.era, "5.19");
     this.domains = k.domains;
     this.hasIdleCores = new Uint8Array(this.n);
     this.nrIdleScan = new Int32Array(this.n);
     this.nrIdleScanAt = new Float64Array(this.n).fill(-Infinity);
     this.avgScanCost = new Float64Array(this.n);
     this.seen = new Uint32Array(this.n);
+    this.llcPos = new Int32Array(this.n);
+    this.idle = new Uint8Array(this.n);
+    for (const rq of k.rqs) rq.attachIdleFlags(this.idle);
     this.lineNs = new Float64Array(SHARE_LEVELS.length);
     SHARE_LEVELS.forEach((lvl, i) => {
       this.lineNs[i] = k.machine.costs.cacheLineNs[lvl];
@@ -242,11 +264,44 @@ export class WakeState {
       if (l.length > 1) this.smtActive = true;
       return l;
     });
+    this.spanBits = [];
+    const shared = new Map<number, Int32Array>();
+    this.llcSpan = [];
+    for (let cpu = 0; cpu < this.n; cpu++) {
+      const llc = this.domains.sdLlc[cpu];
+      this.llcPos[cpu] = llc ? wrapStart(llc.span, cpu) : 0;
+      const span = llc ? llc.span : [cpu];
+      const id = this.domains.sdLlcId[cpu];
+      let a = shared.get(id);
+      if (!a || a.length !== span.length || span.some((c, i) => a![i] !== c)) {
+        a = Int32Array.from(span);
+        if (!shared.has(id)) shared.set(id, a);
+      }
+      this.llcSpan.push(a);
+    }
     this.hasIdleCores.fill(0);
     for (const cpu of this.domains.online) {
       if (this.coreIdle(cpu)) this.hasIdleCores[this.domains.sdLlcId[cpu]] = 1;
     }
     this.nrIdleScanAt.fill(-Infinity);
+  }
+
+  /**
+   * cpumask_test_cpu(prev, sched_domain_span(domains[cpu][d])) as a bitmap per domain (n / 8
+   * bytes each, built on first use per CPU), so the wakeup's walk up the domains tests
+   * membership with one word read instead of a search of the span.
+   */
+  spanHas(cpu: number, d: number, prev: number): boolean {
+    let bits = this.spanBits[cpu];
+    if (bits === undefined) {
+      bits = this.domains.domains[cpu].map((sd) => {
+        const b = new Uint32Array((this.n + 31) >>> 5);
+        for (const c of sd.span) b[c >>> 5] |= 1 << (c & 31);
+        return b;
+      });
+      this.spanBits[cpu] = bits;
+    }
+    return ((bits[d][prev >>> 5] >>> (prev & 31)) & 1) === 1;
   }
 
   /** Every SMT sibling of cpu (itself included) is idle. */
@@ -295,6 +350,21 @@ export class WakeState {
       this.gen = 1;
     }
     return this.gen;
+  }
+
+  /**
+   * The share level (index into lineNs) from `from` to every CPU, built on first use: a scan
+   * step's cost is then lineNs[row[cpu]] (a byte per CPU keeps the rows small in cache).
+   * Rows depend on the machine only, so they survive domain rebuilds.
+   */
+  levelRow(from: number): Uint8Array {
+    let row = this.levelRows[from];
+    if (row === undefined) {
+      row = new Uint8Array(this.n);
+      for (let c = 0; c < this.n; c++) row[c] = this.k.cache.levelIndex(from, c);
+      this.levelRows[from] = row;
+    }
+    return row;
   }
 
   /** Modelled time to look at `cpu`'s runqueue from `from` (one cache-line transfer). */

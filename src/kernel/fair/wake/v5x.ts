@@ -31,7 +31,7 @@
 //   cookies, delayed dequeue, PF_EXITING.
 import { eraAtLeast } from "../../features";
 import { SCHED_CAPACITY_SCALE } from "../../sched";
-import { WF_FORK, WF_SYNC } from "../../sched";
+import { WF_FORK, WF_SYNC, schedIdlePolicyUsed } from "../../sched";
 import type { Task } from "../../sched";
 import {
   SD_BALANCE_WAKE,
@@ -40,7 +40,6 @@ import {
   type SchedDomain,
 } from "../../topology/sched_domain";
 import type { SchedCore } from "../../core/api";
-import type { Rq } from "../../sched";
 import {
   countIdlestPlacement,
   countWakePlacement,
@@ -50,10 +49,8 @@ import {
   idleOrSchedIdle,
   schedIdleCpu,
   sdFlagOf,
-  spanHas,
   updateAvg,
   wakeState,
-  wrapStart,
   type SelectIdleSiblingCtx,
   type SelectTaskRqCtx,
   type WakeAffineCtx,
@@ -65,13 +62,6 @@ const INT_MAX = 0x7fffffff;
 
 /** The select_idle_sibling/select_idle_cpu of v5.19 (the changes since 5.6 taken together). */
 const isLate = (k: SchedCore): boolean => eraAtLeast(k.era, "5.19");
-
-/** available_idle_cpu(cpu) || sched_idle_cpu(cpu), 3.0+ idle_cpu() inlined for the scans. */
-function idleOrSchedIdleRq(rq: Rq): boolean {
-  const nr = rq.nrRunning;
-  if (nr === 0) return rq.curr === null && rq.ttwuPending === 0;
-  return schedIdleCpu(rq);
-}
 
 /** wake_affine_idle: -1 stands for nr_cpumask_bits (no opinion). */
 export function wakeAffineIdle(
@@ -181,7 +171,7 @@ function selectIdleCore56(
   const span = sd.span;
   const n = span.length;
   const gen = st.nextGen();
-  let idx = wrapStart(span, target);
+  let idx = st.llcPos[target]; // sd is target's sd_llc
   for (let j = 0; j < n; j++, idx++) {
     if (idx === n) idx = 0;
     const core = span[idx];
@@ -189,7 +179,7 @@ function selectIdleCore56(
     const m = st.smtMask[core];
     let idle = true;
     for (let i = 0; i < m.length; i++) {
-      if (!idleCpu(k, m[i])) {
+      if (st.idle[m[i]] === 0) {
         idle = false;
         break;
       }
@@ -217,7 +207,7 @@ function selectIdleCpu(
   target: number,
   thisCpu: number,
 ): number {
-  const late = isLate(k);
+  const late = st.late519;
   if (!k.domains.sdLlc[thisCpu]) return -1;
   let nr = INT_MAX;
   const prop = k.features.SIS_PROP && !hasIdleCore;
@@ -233,21 +223,29 @@ function selectIdleCpu(
     // An overloaded LLC is unlikely to have an idle cpu/core.
     if (nr === 1) return -1;
   }
-  const span = sd.span;
+  const span = st.llcSpan[target]; // sd.span (sd is target's sd_llc)
   const n = span.length;
   const allowed = p.cpusAllowed;
   const rqs = k.rqs;
   let idleCpuFound = -1;
   let time = 0;
-  let idx = wrapStart(span, late ? target + 1 : target);
+  // for_each_cpu_wrap from target (+1 in 5.19+); sd is target's sd_llc, which holds target.
+  let idx = late ? st.llcPos[target] + 1 : st.llcPos[target];
+  const idleB = st.idle;
+  const schedIdle = schedIdlePolicyUsed();
   if (!hasIdleCore) {
+    // The kernel's walk, CPU by CPU (its length is the kernel's: nr or the first idle CPU); a
+    // step reads the waker's share-level row and the idle bytes, not the rq.
+    const level = st.levelRow(thisCpu);
+    const lineNs = st.lineNs;
     for (let j = 0; j < n; j++, idx++) {
       if (idx === n) idx = 0;
       const cpu = span[idx];
       if (!allowed[cpu]) continue;
       if (--nr <= 0) return -1; // !--nr (5.x), --nr <= 0 (6.x): nr only steps down by one
-      time += st.probeNs(thisCpu, cpu);
-      if (idleOrSchedIdleRq(rqs[cpu])) {
+      time += lineNs[level[cpu]];
+      // available_idle_cpu || sched_idle_cpu (false everywhere while no task has SCHED_IDLE)
+      if (idleB[cpu] === 1 || (schedIdle && schedIdleCpu(rqs[cpu]))) {
         idleCpuFound = cpu;
         break;
       }
@@ -263,10 +261,10 @@ function selectIdleCpu(
       let idle = true;
       for (let i = 0; i < m.length; i++) {
         const c = m[i];
-        if (!idleCpu(k, c)) {
+        if (idleB[c] === 0) {
           idle = false;
           if (idleCpuFound === -1) {
-            if (schedIdleCpu(rqs[c]) && allowed[c]) {
+            if (schedIdle && schedIdleCpu(rqs[c]) && allowed[c]) {
               idleCpuFound = c;
               break;
             }
@@ -312,7 +310,7 @@ function selectIdleSmt(
 export function selectIdleSibling5x(ctx: SelectIdleSiblingCtx): number {
   const { k, p, prev, target, thisCpu } = ctx;
   const st = wakeState(k);
-  const late = isLate(k);
+  const late = st.late519;
   if (idleOrSchedIdle(k, target)) return target;
   // If the previous CPU is cache affine and idle, don't be stupid.
   if (prev !== target && cpusShareCache(k, prev, target) && idleOrSchedIdle(k, prev)) return prev;
@@ -376,10 +374,12 @@ export function selectTaskRqFair5x(ctx: SelectTaskRqCtx): number {
     st.setRecentUsedCpu(p, prevCpu); // wake_up_new_task: p->recent_used_cpu = task_cpu(p)
   }
   let sd: SchedDomain | null = null;
-  for (const tmp of k.domains.domains[cpu]) {
+  const doms = k.domains.domains[cpu];
+  for (let d = 0; d < doms.length; d++) {
+    const tmp = doms[d];
     if (!(tmp.flags & SD_LOAD_BALANCE)) break;
     // If both 'cpu' and 'prev_cpu' are part of this domain, cpu is a valid SD_WAKE_AFFINE target.
-    if (wantAffine && tmp.flags & SD_WAKE_AFFINE && spanHas(tmp.span, prevCpu)) {
+    if (wantAffine && tmp.flags & SD_WAKE_AFFINE && st.spanHas(cpu, d, prevCpu)) {
       if (cpu !== prevCpu) newCpu = st.wakeAffine({ k, p, sd: tmp, thisCpu: cpu, prevCpu, sync });
       sd = null; // Prefer wake_affine over balance flags
       break;
@@ -401,6 +401,6 @@ export function selectTaskRqFair5x(ctx: SelectTaskRqCtx): number {
   st.sisReason = null;
   newCpu = st.selectIdleSibling({ k, p, prev: prevCpu, target: newCpu, thisCpu: cpu });
   countWakePlacement(k, st, newCpu, prevCpu, cpu);
-  if (!isLate(k) && wantAffine && current) st.setRecentUsedCpu(current, cpu);
+  if (!st.late519 && wantAffine && current) st.setRecentUsedCpu(current, cpu);
   return newCpu;
 }
