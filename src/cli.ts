@@ -1,5 +1,5 @@
 // The `schedlab` command.
-import * as fs from "node:fs";
+import { Command, CommanderError } from "commander";
 import * as os from "node:os";
 import * as path from "node:path";
 import { presetNames, preset } from "./machine/presets";
@@ -12,6 +12,8 @@ import { ReproductionPool } from "./reproduce/parallel";
 import type { Results } from "./experiment/results";
 import { formatLedger, ledgerEntry, newLedger, type LedgerExperiment } from "./reproduce/ledger";
 import { writeReport } from "./reproduce/report";
+import { RunProgress } from "./reproduce/progress";
+import { prepareOutputDir, writeFileAtomic } from "./report/files";
 import { VERSION } from "./version";
 import "./index";
 
@@ -22,140 +24,89 @@ function defaultJobs(): number {
     : Math.max(1, os.cpus().length);
 }
 
-const HELP = `schedlab ${VERSION} - a laboratory for the Linux CPU scheduler
-
-usage:
-  schedlab reproduce [ID ...] [options]   run published experiments, print the ledger, write a report
-      --json              print the ledger as one JSON object (no report unless --report)
-      --quick             shorter runs (the test profile)
-      --iterations N      iterations per variant (default: each experiment's own)
-      --duration S        simulated seconds per iteration (default: each experiment's own)
-      --seed S            master seed (default 1)
-      --report DIR        write DIR/index.html (default for a plain 'schedlab reproduce': report/)
-      --no-report         do not write a report
-      --save DIR          also write each experiment's full results as DIR/<id>.json
-      --jobs N            run iterations on N worker threads (default: one per core, here ${defaultJobs()};
-                          1 runs them in this process; the results are identical either way)
-  schedlab list                           the experiments that can be reproduced
-  schedlab presets                        machine presets
-  schedlab domains PRESET [--era E] [--offline CPU,CPU]
-                                          the sched domains the kernel of era E builds
-  schedlab hooks                          the decision points a patch can replace
-  schedlab --help | --version
-
-experiments: ${reproductionIds().join(", ")}
-eras: ${ERAS.join(", ")}`;
-
-interface Parsed {
-  positional: string[];
-  flags: Map<string, string | true>;
-}
-
-function parseArgs(argv: string[], valued: string[], boolean: string[]): Parsed {
-  const positional: string[] = [];
-  const flags = new Map<string, string | true>();
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (!a.startsWith("--")) {
-      positional.push(a);
-      continue;
-    }
-    const [name, inline] = a.slice(2).split("=", 2);
-    if (valued.includes(name)) {
-      const v = inline ?? argv[++i];
-      if (v === undefined) throw new Error(`--${name} needs a value`);
-      flags.set(name, v);
-    } else if (boolean.includes(name)) {
-      flags.set(name, true);
-    } else {
-      const accepted = [...valued, ...boolean].map((f) => `--${f}`).join(", ");
-      throw new Error(`unknown option --${name} (accepted: ${accepted})`);
-    }
-  }
-  return { positional, flags };
-}
-
-function positiveNumber(
-  flag: string,
-  v: string | true | undefined,
-  integer: boolean,
-): number | undefined {
+/** Throws unless v (a flag's text) is a positive number, or integer; undefined passes through. */
+function positiveNumber(flag: string, v: string | undefined, integer: boolean): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (v === true || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-    throw new Error(
-      `--${flag} must be a positive ${integer ? "integer" : "number"} (got ${v === true ? "nothing" : v})`,
-    );
+  if (v.trim() === "" || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    throw new Error(`--${flag} must be a positive ${integer ? "integer" : "number"} (got ${v})`);
   }
   return n;
 }
 
-/** One progress line, rewritten in place on a terminal; in a log, about every tenth run. */
-function progress(done: number, total: number, text: string): void {
-  if (process.stderr.isTTY) process.stderr.write(`\r\x1b[K${text}`);
-  else if (done === total || done % Math.max(1, Math.ceil(total / 10)) === 0)
-    process.stderr.write(`${text}\n`);
+interface ReproduceFlags {
+  json?: boolean;
+  quick?: boolean;
+  iterations?: string;
+  duration?: string;
+  seed?: string;
+  /** A directory, or false for --no-report. */
+  report?: string | false;
+  save?: string;
+  jobs?: string;
 }
 
-async function reproduceCmd(argv: string[]): Promise<number> {
-  if (argv.includes("--help") || argv.includes("-h")) {
-    process.stdout.write(`${HELP}\n`);
-    return 0;
-  }
-  const { positional, flags } = parseArgs(
-    argv,
-    ["iterations", "duration", "seed", "report", "save", "jobs"],
-    ["json", "quick", "no-report"],
+async function reproduceCmd(ids: string[], flags: ReproduceFlags): Promise<number> {
+  const repros: Reproduction[] = (ids.length ? ids : reproductionIds()).map((id) =>
+    reproduction(id),
   );
-  const ids = positional.length ? positional : reproductionIds();
-  const repros: Reproduction[] = ids.map((id) => reproduction(id));
-  const iterations = positiveNumber("iterations", flags.get("iterations"), true);
-  const duration = positiveNumber("duration", flags.get("duration"), false);
-  const jobs = positiveNumber("jobs", flags.get("jobs"), true) ?? defaultJobs();
-  const seedFlag = flags.get("seed");
-  const seed = seedFlag === undefined ? "1" : String(seedFlag);
-  const json = flags.has("json");
+  const iterations = positiveNumber("iterations", flags.iterations, true);
+  const duration = positiveNumber("duration", flags.duration, false);
+  const jobs = positiveNumber("jobs", flags.jobs, true) ?? defaultJobs();
+  const seed = flags.seed ?? "1";
+  const json = !!flags.json;
   let reportDir: string | null = null;
-  if (typeof flags.get("report") === "string") reportDir = flags.get("report") as string;
-  else if (!json && positional.length === 0 && !flags.has("no-report")) reportDir = "report";
-  if (flags.has("no-report")) reportDir = null;
+  if (typeof flags.report === "string") reportDir = flags.report;
+  else if (flags.report === undefined && !json && ids.length === 0) reportDir = "report";
+  // Output places are checked before any run: a bad path fails now, not after the work.
+  if (reportDir !== null) prepareOutputDir(reportDir, "--report");
+  const saveDir = flags.save === undefined ? null : prepareOutputDir(flags.save, "--save");
 
   const experiments: LedgerExperiment[] = [];
   const runs: Array<{ repro: Reproduction; res: Results }> = [];
   // one set of threads for every experiment: each thread's start-up is paid once
   const pool = new ReproductionPool(jobs);
+  let interrupted = false;
+  const onSigint = () => {
+    interrupted = true;
+    void pool.abort(new Error("interrupted"));
+  };
+  process.once("SIGINT", onSigint);
   try {
     for (const r of repros) {
-      const base = flags.has("quick") ? r.quick : r.full;
+      const base = flags.quick ? r.quick : r.full;
       const profile = {
         ...base,
         iterations: iterations ?? base.iterations,
         duration: duration ?? base.duration,
       };
-      const t0 = process.hrtime.bigint();
-      const elapsed = () => Number(process.hrtime.bigint() - t0) / 1e9;
-      const res = await pool.run(r, profile, {
-        seed,
-        onProgress: (done, total, last) =>
-          progress(
-            done,
-            total,
-            // with workers, runs finish out of order: name the one just finished
-            `[${r.id}] ${done}/${total} runs (last: variant ${last.variant}, iteration ${last.iteration}), ${elapsed().toFixed(1)} s` +
-              (Math.min(jobs, total) > 1 ? ` on ${Math.min(jobs, total)} threads` : ""),
-          ),
-      });
-      const wallS = elapsed();
-      if (process.stderr.isTTY) process.stderr.write("\n");
-      experiments.push(ledgerEntry(r, res, wallS));
-      runs.push({ repro: r, res });
-      const saveDir = flags.get("save");
-      if (typeof saveDir === "string") {
-        fs.mkdirSync(saveDir, { recursive: true });
-        fs.writeFileSync(path.join(saveDir, `${r.id}.json`), JSON.stringify(res.data));
+      const total = r.experiment().jobs(profile).length;
+      const bar = new RunProgress(r.id, total, jobs);
+      let res: Results;
+      try {
+        res = await pool.run(r, profile, {
+          seed,
+          onProgress: (done, _total, last) => bar.update(done, last),
+        });
+      } finally {
+        bar.stop();
       }
+      experiments.push(ledgerEntry(r, res, bar.elapsed()));
+      runs.push({ repro: r, res });
+      if (saveDir !== null)
+        writeFileAtomic(path.join(saveDir, `${r.id}.json`), JSON.stringify(res.data));
     }
+  } catch (err) {
+    if (!interrupted) throw err;
+    const finished = experiments.map((e) => e.id);
+    process.stderr.write(
+      `schedlab: interrupted; finished: ${finished.length ? finished.join(", ") : "none"}` +
+        (saveDir !== null && finished.length ? ` (saved in ${saveDir})` : "") +
+        "; no ledger or report written\n",
+    );
+    return 130;
   } finally {
+    process.removeListener("SIGINT", onSigint);
     await pool.close();
   }
   const ledger = newLedger(experiments);
@@ -168,19 +119,15 @@ async function reproduceCmd(argv: string[]): Promise<number> {
   return 0;
 }
 
-function domainsCmd(argv: string[]): number {
-  const { positional, flags } = parseArgs(argv, ["era", "offline"], []);
-  if (positional.length !== 1)
-    throw new Error(`domains: give one preset (accepted: ${presetNames().join(", ")})`);
-  const m = preset(positional[0]);
-  const era = (flags.get("era") as string | undefined) ?? "6.19";
+function domainsCmd(name: string, flags: { era?: string; offline?: string }): number {
+  const m = preset(name);
+  const era = flags.era ?? "6.19";
   if (!isEra(era)) throw new Error(`--era must be one of ${ERAS.join(", ")} (got ${era})`);
   const online = [...m.online];
-  const off = flags.get("offline");
-  if (typeof off === "string") {
-    for (const s of off.split(",")) {
+  if (flags.offline !== undefined) {
+    for (const s of flags.offline.split(",")) {
       const c = Number(s);
-      if (!Number.isInteger(c) || c < 1 || c >= m.cpus.length)
+      if (s.trim() === "" || !Number.isInteger(c) || c < 1 || c >= m.cpus.length)
         throw new Error(
           `--offline: cpu must be an integer from 1 to ${m.cpus.length - 1} (got ${s})`,
         );
@@ -195,40 +142,123 @@ function domainsCmd(argv: string[]): number {
   return 0;
 }
 
-export async function main(argv: string[]): Promise<number> {
-  const [cmd, ...rest] = argv;
-  switch (cmd) {
-    case undefined:
-    case "--help":
-    case "-h":
-    case "help":
-      process.stdout.write(`${HELP}\n`);
-      return cmd === undefined ? 1 : 0;
-    case "--version":
-      process.stdout.write(`${VERSION}\n`);
-      return 0;
-    case "reproduce":
-      return reproduceCmd(rest);
-    case "list":
+const COMMANDS = ["reproduce", "list", "presets", "domains", "hooks", "help"];
+
+/** The command line, parsed by commander; each action leaves its exit status in `status`. */
+function program(status: { code: number }): Command {
+  const root = new Command("schedlab")
+    .description("a laboratory for the Linux CPU scheduler")
+    .version(VERSION, "--version")
+    .exitOverride()
+    // errors come back as exceptions and are printed once, by the caller
+    .configureOutput({ outputError: () => {} })
+    .addHelpText(
+      "after",
+      [
+        "",
+        "main job:  schedlab reproduce          every experiment, the ledger, report/index.html",
+        "one:       schedlab reproduce 002 --json",
+        `experiments: ${reproductionIds().join(", ")}`,
+        `eras: ${ERAS.join(", ")}`,
+      ].join("\n"),
+    );
+  const sub = (name: string) =>
+    root
+      .command(name)
+      .exitOverride()
+      .configureOutput({ outputError: () => {} });
+  sub("reproduce")
+    .description("run published experiments, print the ledger, write a report")
+    .argument("[ids...]", `experiments to run (default: all; ${reproductionIds().join(", ")})`)
+    .option("--json", "print the ledger as one JSON object (no report unless --report)")
+    .option("--quick", "shorter runs (the test profile)")
+    .option("--iterations <N>", "iterations per variant (default: each experiment's own)")
+    .option("--duration <S>", "simulated seconds per iteration (default: each experiment's own)")
+    .option("--seed <S>", "master seed", "1")
+    .option(
+      "--report <DIR>",
+      "write DIR/index.html (default for a plain 'schedlab reproduce': report/)",
+    )
+    .option("--no-report", "do not write a report")
+    .option("--save <DIR>", "also write each experiment's full results as DIR/<id>.json")
+    .option(
+      "--jobs <N>",
+      `run iterations on N threads (default: one per core, here ${defaultJobs()}; 1 runs them in this process; the results are identical either way)`,
+    )
+    .action(async (ids: string[], flags: ReproduceFlags) => {
+      status.code = await reproduceCmd(ids, flags);
+    });
+  sub("list")
+    .description("the experiments that can be reproduced")
+    .action(() => {
       for (const id of reproductionIds()) {
         const r = reproduction(id);
         process.stdout.write(`${id.padEnd(8)} ${r.machine.padEnd(14)} ${r.title}\n`);
       }
-      return 0;
-    case "presets":
+    });
+  sub("presets")
+    .description("machine presets")
+    .action(() => {
       for (const name of presetNames())
         process.stdout.write(`${name.padEnd(14)} ${preset(name).description}\n`);
-      return 0;
-    case "domains":
-      return domainsCmd(rest);
-    case "hooks":
+    });
+  sub("domains")
+    .description("the sched domains the kernel of an era builds on a preset")
+    .argument("<preset>", `a machine preset (${presetNames().join(", ")})`)
+    .option("--era <E>", `kernel era (${ERAS.join(", ")})`, "6.19")
+    .option("--offline <CPU,CPU>", "CPUs to take offline")
+    .action((name: string, flags: { era?: string; offline?: string }) => {
+      status.code = domainsCmd(name, flags);
+    });
+  sub("hooks")
+    .description("the decision points a patch can replace")
+    .action(() => {
       for (const h of hookNames()) process.stdout.write(`${h.padEnd(32)} ${hookDescription(h)}\n`);
-      return 0;
-    default:
-      throw new Error(
-        `unknown command "${cmd}" (accepted: reproduce, list, presets, domains, hooks, --help, --version)`,
+    });
+  return root;
+}
+
+/** Commander's own messages, rewritten to name the field and what it accepts. */
+function usageError(err: CommanderError, root: Command, argv: string[]): Error {
+  const quoted = /'([^']*)'/.exec(err.message)?.[1] ?? "";
+  const cmd = root.commands.find((c) => c.name() === argv[0]);
+  switch (err.code) {
+    case "commander.unknownCommand":
+      return new Error(
+        `unknown command "${quoted}" (accepted: ${COMMANDS.join(", ")}, --help, --version)`,
       );
+    case "commander.unknownOption": {
+      const accepted = (cmd ?? root).options.map((o) => o.long).filter(Boolean);
+      return new Error(`unknown option ${quoted} (accepted: ${accepted.join(", ")})`);
+    }
+    case "commander.missingArgument":
+      if (cmd?.name() === "domains")
+        return new Error(`domains: give one preset (accepted: ${presetNames().join(", ")})`);
+      return new Error(err.message.replace(/^error: /, ""));
+    case "commander.excessArguments":
+      return new Error(`${argv[0]}: too many arguments (${err.message.replace(/^error: /, "")})`);
+    default:
+      return new Error(err.message.replace(/^error: /, ""));
   }
+}
+
+/** Runs the `schedlab` command with `argv` (without node and the script); resolves to the exit status. */
+export async function main(argv: string[]): Promise<number> {
+  const status = { code: 0 };
+  const root = program(status);
+  if (argv.length === 0) {
+    process.stdout.write(root.helpInformation());
+    return 1;
+  }
+  try {
+    await root.parseAsync(argv, { from: "user" });
+  } catch (err) {
+    if (!(err instanceof CommanderError)) throw err;
+    if (["commander.helpDisplayed", "commander.version", "commander.help"].includes(err.code))
+      return 0;
+    throw usageError(err, root, argv);
+  }
+  return status.code;
 }
 
 // Allow `node --import tsx src/cli.ts ...` as well as the bin wrapper.

@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 
@@ -55,7 +56,7 @@ test("reproduce runs on one thread per core by default, with the same ledger as 
   assert.doesNotMatch(one.stderr, /threads/);
   const help = cli("reproduce", "--help");
   assert.equal(help.status, 0);
-  assert.match(help.stdout, /--jobs N .*default: one per core/);
+  assert.match(help.stdout, /--jobs <N>\s+run iterations on N threads \(default: one per core/);
 });
 
 test("bad input exits 2 with a message naming the field and the accepted values", () => {
@@ -66,7 +67,27 @@ test("bad input exits 2 with a message naming the field and the accepted values"
     [["reproduce", "--bogus"], /unknown option --bogus \(accepted: .*--json/],
     [["domains", "nobox"], /unknown machine "nobox".*xeon-x5472/],
     [["domains", "core2-2x2", "--era", "3.0"], /--era must be one of 2.6.29, .*6.19/],
-    [["frob"], /unknown command "frob"/],
+    [["frob"], /unknown command "frob" \(accepted: reproduce, list/],
+    [["reproduce", "demo", "--jobs", "0"], /--jobs must be a positive integer \(got 0\)/],
+    [["reproduce", "demo", "--jobs", "1.5"], /--jobs must be a positive integer \(got 1.5\)/],
+    [
+      ["reproduce", "demo", "--duration", "NaN"],
+      /--duration must be a positive number \(got NaN\)/,
+    ],
+    [["reproduce", "demo", "--duration", "Infinity"], /--duration must be a positive number/],
+    [["reproduce", "demo", "--iterations"], /option '--iterations <N>' argument missing/],
+    [["domains"], /domains: give one preset \(accepted: core2-2x2,/],
+    [
+      ["domains", "core2-2x2", "--offline", "0"],
+      /--offline: cpu must be an integer from 1 to 3 \(got 0\)/,
+    ],
+    [["domains", "core2-2x2", "--bogus"], /unknown option --bogus \(accepted: --era, --offline/],
+    // output places are checked before any run: these fail at once and write nothing
+    [["reproduce", "demo", "--report", "/proc/nope"], /--report \/proc\/nope: cannot create/],
+    [
+      ["reproduce", "demo", "--save", __filename],
+      /--save .*cli\.test\.ts: .*cli\.test\.ts is not a directory/,
+    ],
   ];
   for (const [args, re] of cases) {
     const r = cli(...args);
@@ -82,4 +103,29 @@ test("schedlab domains says when the era's fair class runs CFS where the kernel 
   const r48 = cli("domains", "core2-2x2", "--era", "4.8");
   assert.equal(r48.status, 0, r48.stderr);
   assert.doesNotMatch(r48.stdout, /EEVDF/);
+});
+
+test("Ctrl-C stops the runs, names what finished and writes no report", {
+  timeout: 60_000,
+}, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "schedlab-int-"));
+  const child = spawn(
+    process.execPath,
+    [BIN, "reproduce", "demo", "002", "--iterations", "500", "--report", dir, "--jobs", "2"],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let stderr = "";
+  let stdout = "";
+  let sent = false;
+  child.stdout.on("data", (d) => (stdout += d));
+  child.stderr.on("data", (d) => {
+    stderr += d;
+    // interrupt once 002 is under way (demo is finished by then)
+    if (!sent && /\[002\] \d+\/1000 runs/.test(stderr)) sent = child.kill("SIGINT");
+  });
+  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+  assert.equal(code, 130, stderr);
+  assert.match(stderr, /interrupted; finished: demo; no ledger or report written/);
+  assert.equal(stdout, "");
+  assert.deepEqual(fs.readdirSync(dir), []);
 });

@@ -1,7 +1,7 @@
 // One self-contained HTML report: plotly inlined once, every figure drawn from JSON embedded in
 // the page, the ledger, and the specs/seeds/version as JSON so a reader can rerun the runs.
 // No network access is needed to view it.
-import * as fs from "node:fs";
+import { prepareOutputDir, writeFileAtomic } from "./files";
 import * as path from "node:path";
 import {
   drawAllScript,
@@ -165,10 +165,12 @@ export function renderReport(input: ReportInput): string {
     .join("\n")}\n`;
 }
 
-/** Write the report as `dir/name` (default index.html), creating dir; returns the file path. */
+/**
+ * Write the report as `dir/name` (default index.html), creating dir; returns the file path.
+ * The page is written to a temporary file and renamed, so a reader never sees half of it.
+ */
 export function writeReport(dir: string, input: ReportInput, name = "index.html"): string {
-  fs.mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, name);
-  fs.writeFileSync(file, renderReport(input));
+  const file = path.join(prepareOutputDir(dir, "report directory"), name);
+  writeFileAtomic(file, renderReport(input));
   return file;
 }

@@ -8,7 +8,6 @@ import type { IterationJob, RunOptions } from "../experiment/experiment";
 import type { Results } from "../experiment/results";
 import type { IterationResult } from "../experiment/types";
 import type { Reproduction, RunProfile } from "./registry";
-import { runReproduction } from "./registry";
 
 /** The worker's entry: compiled JS next to this file, or the TypeScript source through tsx's
  *  CommonJS hook (a .ts file cannot be a Worker's entry by itself). */
@@ -32,9 +31,15 @@ export interface WorkerJob {
 /** What a worker answers: the job's result, or why it failed. */
 export type WorkerReply =
   | { type: "result"; result: IterationResult }
-  | { type: "error"; message: string };
+  | { type: "error"; message: string; job: IterationJob };
 
 type RunOpts = Pick<RunOptions, "seed" | "onProgress" | "trace">;
+
+/** Names the run that failed, so a user can rerun exactly that one. */
+function jobError(id: string, job: IterationJob | undefined, message: string): Error {
+  const where = job ? ` variant ${job.variant} iteration ${job.iteration}` : "";
+  return new Error(`${id}${where}: ${message}`);
+}
 
 /**
  * Runs reproductions on `size` threads: this one and `size - 1` worker threads that stay up
@@ -42,7 +47,8 @@ type RunOpts = Pick<RunOptions, "seed" | "onProgress" | "trace">;
  * then a cold JIT) is paid once per command, not once per experiment. This thread runs jobs
  * too: its start-up is already paid, and a worker boots while it works. Each worker holds two
  * jobs, so it never waits for this thread (busy with a job of its own) to hand it the next.
- * Call close() when done: live threads keep the process running.
+ * This thread yields to the event loop between its jobs, so abort() (Ctrl-C) is seen within
+ * one run. Call close() when done: live threads keep the process running.
  */
 export class ReproductionPool {
   readonly size: number;
@@ -50,6 +56,9 @@ export class ReproductionPool {
   /** The reply handler of the run each worker is serving. */
   #onReply = new Map<Worker, (m: WorkerReply) => void>();
   #onFail = new Map<Worker, (err: Error) => void>();
+  /** Jobs handed to each worker and not answered yet, oldest first. */
+  #held = new Map<Worker, IterationJob[]>();
+  #abortRun: ((err: Error) => void) | null = null;
   #closing = false;
 
   constructor(size: number) {
@@ -71,8 +80,9 @@ export class ReproductionPool {
   }
 
   /**
-   * Runs `r` with `profile`: in this thread alone when it has one run (or the pool one thread),
-   * else on up to `size` threads. `onProgress` sees results in completion order.
+   * Runs `r` with `profile` on up to `size` threads (this one alone when it has one run or the
+   * pool one thread). `onProgress` sees results in completion order. A failed run rejects with
+   * an error naming the experiment, variant and iteration, and the other runs are dropped.
    */
   async run(r: Reproduction, profile: RunProfile, opts: RunOpts = {}): Promise<Results> {
     const runOpts: RunOptions = {
@@ -84,11 +94,10 @@ export class ReproductionPool {
     };
     const exp = r.experiment();
     const jobs = exp.jobs(runOpts);
+    exp.spec(runOpts); // validate before any work
     const n = Math.min(this.size, jobs.length);
-    if (n <= 1) return runReproduction(r, profile, opts);
-    exp.spec(runOpts); // validate before handing work to threads
     while (this.#workers.length < n - 1) this.#spawn();
-    const workers = this.#workers.slice(0, n - 1);
+    const workers = this.#workers.slice(0, Math.max(0, n - 1));
     const { iterations, duration, warmup, seed, trace } = runOpts;
     const wire = { iterations, duration, warmup, seed, trace };
     const results: IterationResult[] = [];
@@ -102,31 +111,38 @@ export class ReproductionPool {
       };
       const fail = (err: Error) => {
         if (failure) return;
-        failure = new Error(`${r.id} worker: ${err.message}`);
+        failure = err;
         reject(failure);
       };
+      this.#abortRun = fail;
       const give = (w: Worker) => {
-        if (next < jobs.length) w.postMessage({ id: r.id, opts: wire, job: jobs[next++] });
+        if (next >= jobs.length) return;
+        const job = jobs[next++];
+        this.#held.get(w)!.push(job);
+        w.postMessage({ id: r.id, opts: wire, job });
       };
       for (const w of workers) {
-        this.#onFail.set(w, fail);
+        this.#held.set(w, []);
+        // a crash names the oldest job the worker held
+        this.#onFail.set(w, (err) => fail(jobError(r.id, this.#held.get(w)?.[0], err.message)));
         this.#onReply.set(w, (m) => {
           if (failure) return;
-          if (m.type === "error") return fail(new Error(m.message));
+          if (m.type === "error") return fail(jobError(r.id, m.job, m.message));
+          this.#held.get(w)!.shift();
           give(w);
           record(m.result);
         });
         give(w);
         give(w);
       }
-      // this thread's share: one job at a time, letting worker replies in between
+      // this thread's share: one job at a time, letting worker replies and signals in between
       const local = () => {
         if (failure || next >= jobs.length) return;
+        const job = jobs[next++];
         try {
-          record(exp.runJob(runOpts, jobs[next++]));
+          record(exp.runJob(runOpts, job));
         } catch (err) {
-          failure = err instanceof Error ? err : new Error(String(err));
-          return reject(failure);
+          return fail(jobError(r.id, job, err instanceof Error ? err.message : String(err)));
         }
         setImmediate(local);
       };
@@ -135,12 +151,20 @@ export class ReproductionPool {
     try {
       await done;
     } finally {
+      this.#abortRun = null;
       for (const w of workers) {
         this.#onReply.delete(w);
         this.#onFail.delete(w);
+        this.#held.delete(w);
       }
     }
     return exp.assemble(runOpts, results);
+  }
+
+  /** Stops the run in progress (its promise rejects with `reason`) and the threads. */
+  async abort(reason: Error): Promise<void> {
+    this.#abortRun?.(reason);
+    await this.close();
   }
 
   /** Stops the threads. */

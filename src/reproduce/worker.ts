@@ -19,7 +19,7 @@ parentPort!.on("message", ({ id, opts, job }: WorkerJob) => {
     }
     reply = { type: "result", result: exp.runJob(opts, job) };
   } catch (err) {
-    reply = { type: "error", message: err instanceof Error ? err.message : String(err) };
+    reply = { type: "error", message: err instanceof Error ? err.message : String(err), job };
   }
   parentPort!.postMessage(reply);
 });

@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { reproduction, runReproduction } from "../../src/index";
+import { reproduction, runReproduction, topology } from "../../src/index";
+import { defineReproduction } from "../../src/reproduce/registry";
 import { ReproductionPool, runReproductionParallel } from "../../src/reproduce/parallel";
 
 test("iterations on worker threads give byte-identical results to a serial run", {
@@ -46,4 +47,60 @@ test("one pool serves several reproductions, each byte-identical to a serial run
   } finally {
     await pool.close();
   }
+});
+
+/** A reproduction whose workload throws when it is set up for the second time (iteration 1). */
+function failingReproduction(id: string) {
+  let setups = 0;
+  return defineReproduction({
+    id,
+    title: "fails on its second run",
+    machine: "core2-2x2",
+    source: "test",
+    experiment: () =>
+      topology("core2-2x2").workload({
+        name: "fails",
+        params: {},
+        defaultDurationNs: 1e7,
+        defaultWarmupNs: 0,
+        setup: () => {
+          if (++setups === 2) throw new Error("workload exploded");
+          return { metrics: () => ({ x: 1 }) };
+        },
+      }),
+    full: { iterations: 3, duration: 0.01 },
+    quick: { iterations: 3, duration: 0.01 },
+    rows: () => [],
+  });
+}
+
+test("a run that throws rejects naming the experiment, variant and iteration", async () => {
+  const r = failingReproduction("fails-in-thread");
+  const pool = new ReproductionPool(1);
+  try {
+    await assert.rejects(
+      pool.run(r, r.quick),
+      /^Error: fails-in-thread variant baseline iteration 1: workload exploded$/,
+    );
+  } finally {
+    await pool.close();
+  }
+});
+
+test("a worker's failure names the job it was running, and the run stops", {
+  timeout: 60_000,
+}, async () => {
+  // worker threads rebuild reproductions from the registry at load: one defined here is unknown there
+  const r = failingReproduction("unknown-in-workers");
+  const pool = new ReproductionPool(2);
+  const seen: number[] = [];
+  try {
+    await assert.rejects(
+      pool.run(r, { iterations: 6, duration: 0.01 }, { onProgress: (d) => seen.push(d) }),
+      /^Error: unknown-in-workers variant baseline iteration \d: (unknown experiment|workload exploded)/,
+    );
+  } finally {
+    await pool.close();
+  }
+  assert.ok(seen.length < 6, `the run stopped early (${seen.length} of 6 runs reported)`);
 });
