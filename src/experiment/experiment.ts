@@ -9,7 +9,7 @@ import {
   type MachineSource,
 } from "./machine_source";
 import { ERAS, isEra, type Era } from "../kernel/features";
-import { Patch } from "../patch/patch";
+import { Patch, checkTunable } from "../patch/patch";
 import type { Workload } from "../workload/workload";
 import { iterationSeed } from "../sim/random";
 import { buildKernel, runIteration, type HotplugEvent } from "./run";
@@ -385,6 +385,7 @@ export class Experiment {
 
   /** Override sysctls for every variant (e.g. { hz: 1000 }), after the patches. */
   tunables(t: Record<string, number>): Experiment {
+    for (const [name, value] of Object.entries(t)) checkTunable("tunables", name, value);
     return this.#with({ tunables: freeze({ ...this.#props.tunables, ...t }) });
   }
 

@@ -42,6 +42,18 @@ export interface PatchProps {
 
 const freeze = Object.freeze;
 
+/** Throws, naming `where`, unless `name` is a tunable and `value` a legal setting of it. */
+export function checkTunable(where: string, name: string, value: unknown): void {
+  if (!TUNABLE_NAMES.includes(name)) {
+    throw new Error(`${where}: unknown tunable "${name}" (accepted: ${TUNABLE_NAMES.join(", ")})`);
+  }
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+    throw new Error(`${where}: tunable ${name} must be a finite number >= 0 (got ${value})`);
+  }
+  if (name === "hz" && (!Number.isInteger(value) || value < 1))
+    throw new Error(`${where}: tunable hz must be a positive integer (got ${value})`);
+}
+
 /**
  * A kernel patch as data: hook replacements, feature flips and tunable settings, with the
  * published source it came from. Make one with patch(). Each step returns a new Patch and leaves
@@ -159,18 +171,7 @@ export class Patch {
    * ```
    */
   tunable(name: keyof Tunables, value: number): Patch {
-    if (!TUNABLE_NAMES.includes(name)) {
-      throw new Error(
-        `patch "${this.name}": unknown tunable "${String(name)}" (accepted: ${TUNABLE_NAMES.join(", ")})`,
-      );
-    }
-    if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
-      throw new Error(
-        `patch "${this.name}": tunable ${name} must be a finite number >= 0 (got ${value})`,
-      );
-    }
-    if (name === "hz" && (!Number.isInteger(value) || value < 1))
-      throw new Error(`patch "${this.name}": tunable hz must be a positive integer (got ${value})`);
+    checkTunable(`patch "${this.name}"`, name, value);
     return this.#with({ tunables: { ...this.tunables, [name]: value } });
   }
 

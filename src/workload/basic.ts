@@ -2,7 +2,7 @@
 import { recv, run, send, sleep } from "../kernel/ops";
 import type { Task } from "../kernel/sched";
 import type { Workload, WorkloadContext, WorkloadRun } from "./workload";
-import { requireInt, requireNumber, runLength } from "./workload";
+import { requireInt, requireKnownKeys, requireNumber, runLength } from "./workload";
 
 const SEC = 1_000_000_000;
 
@@ -38,6 +38,7 @@ export interface HogsParams {
  */
 export function hogs(params: HogsParams): Workload {
   const where = "workload.hogs";
+  requireKnownKeys(where, params, ["n", "nice", "cpus", "seconds", "warmupSeconds"]);
   const n = requireInt(where, "n", params.n, 1, 100_000);
   const nices = Array.isArray(params.nice) ? params.nice : new Array(n).fill(params.nice ?? 0);
   if (nices.length !== n)
@@ -116,6 +117,14 @@ export interface PingPongParams {
  */
 export function pingpong(params: PingPongParams): Workload {
   const where = "workload.pingpong";
+  requireKnownKeys(where, params, [
+    "pairs",
+    "bytes",
+    "workNs",
+    "seconds",
+    "warmupSeconds",
+    "sameCpu",
+  ]);
   const pairs = requireInt(where, "pairs", params.pairs, 1, 100_000);
   const bytes = requireInt(where, "bytes", params.bytes ?? 8, 0);
   const workNs = requireNumber(where, "workNs", params.workNs ?? 200, 0);
@@ -207,6 +216,7 @@ export interface SleepersParams {
  */
 export function sleepers(params: SleepersParams): Workload {
   const where = "workload.sleepers";
+  requireKnownKeys(where, params, ["n", "runNs", "sleepNs", "nice", "seconds", "warmupSeconds"]);
   const n = requireInt(where, "n", params.n, 1, 100_000);
   const runNs = requireNumber(where, "runNs", params.runNs, 0, false);
   const sleepNs = requireNumber(where, "sleepNs", params.sleepNs, 0, false);

@@ -18,7 +18,7 @@
 import { fork, run, sleep } from "../kernel/ops";
 import { type BackgroundParams, KTHREADS_2009, startBackground } from "./background";
 import type { Workload, WorkloadContext, WorkloadRun } from "./workload";
-import { requireInt, requireNumber } from "./workload";
+import { requireInt, requireKnownKeys, requireNumber } from "./workload";
 
 const SEC = 1_000_000_000;
 
@@ -70,6 +70,16 @@ export const FORK_NS_2009 = 100_000;
  */
 export function schedFair(params: SchedFairParams): Workload {
   const where = "workload.schedFair";
+  requireKnownKeys(where, params, [
+    "children",
+    "interval",
+    "loopNs",
+    "nice",
+    "intervals",
+    "forkNs",
+    "forkJitter",
+    "background",
+  ]);
   const n = requireInt(where, "children", params.children, 1, 10_000);
   const interval = requireNumber(where, "interval", params.interval ?? 5, 0, false);
   const loopNs = requireNumber(where, "loopNs", params.loopNs, 0, false);

@@ -108,6 +108,20 @@ export function makeContext(k: Kernel, warmupNs: number, endNs: number): Workloa
   };
 }
 
+/** Throws, naming `where`, if `params` is not an object or has a key outside `accepted` (a typo). */
+export function requireKnownKeys(
+  where: string,
+  params: unknown,
+  accepted: readonly string[],
+): void {
+  if (typeof params !== "object" || params === null || Array.isArray(params))
+    throw new Error(`${where}: expected an options object (got ${JSON.stringify(params)})`);
+  for (const key of Object.keys(params)) {
+    if (!accepted.includes(key))
+      throw new Error(`${where}: unknown option "${key}" (accepted: ${accepted.join(", ")})`);
+  }
+}
+
 /** Field checks shared by the workload factories: errors name the field and what is accepted. */
 export function requireInt(
   where: string,
