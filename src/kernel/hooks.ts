@@ -5,6 +5,7 @@
 //   declare module "./hooks" { interface HookTypes { "fair.x": (ctx: XCtx) => number } }
 //   defineHook("fair.x", "what it decides", (era) => defaultImpl);
 import type { Era } from "./features";
+import { checkedReplacement } from "./hook_checks";
 
 // Empty on purpose: each kernel module adds its hooks by declaration merging.
 /** Every hook's name and signature; kernel modules add theirs by declaration merging. */
@@ -73,7 +74,11 @@ export class Hooks {
       assertHookName(r.hook, `patch ${r.patch}`);
       const base = this.impls.get(r.hook)!;
       const fn = r.fn as unknown as (ctx: unknown, base: unknown) => unknown;
-      this.impls.set(r.hook, ((ctx: unknown) => fn(ctx, base)) as AnyFn);
+      // checked: an illegal answer stops the run naming the hook and the patch
+      this.impls.set(
+        r.hook,
+        checkedReplacement(r.hook, r.patch, (ctx: unknown) => fn(ctx, base)) as AnyFn,
+      );
     }
   }
 
