@@ -56,6 +56,7 @@ export {
   setAffinity,
   call,
   exit,
+  fork,
   Op,
   type Program,
   type TaskApi,

@@ -89,7 +89,7 @@ function dispatch(k: SchedCore, kind: number, a: number, b: number): void {
       const p = k.tasks[a - 1];
       if (b !== p.timerGen) return stale(k);
       // The timer interrupt on an idle CPU first has to bring the CPU out of its idle state.
-      const lat = exitLatencyNs(k.machine.idleStates, k.rqs[p.cpu]);
+      const lat = exitLatencyNs(k.machine.idleStates, k.rqs[timerCpu(k, p)]);
       if (lat > 0) k.eq.push(k.now + lat, EV_TIMER_FIRE, a, b);
       else timerFire(k, p);
       return;
@@ -117,9 +117,21 @@ function stale(k: SchedCore): void {
   k.events--;
 }
 
+/**
+ * The CPU a sleeping task's hrtimer fires on: the one it slept on, or, if that CPU went offline
+ * meanwhile, the first online CPU, where the dying CPU's timers were moved (kernel/time/hrtimer.c:
+ * hrtimers_cpu_dying, cpumask_any_and(cpu_active_mask, ...), v6.2+; hrtimers_dead_cpu before).
+ */
+function timerCpu(k: SchedCore, p: Task): number {
+  if (k.rqs[p.cpu].online) return p.cpu;
+  for (const rq of k.rqs) if (rq.online) return rq.cpu;
+  return p.cpu;
+}
+
 function timerFire(k: SchedCore, p: Task): void {
-  const rq = k.rqs[p.cpu];
-  k.thisCpu = p.cpu;
-  tryToWakeUp(k, p, 0, p.cpu, null);
+  const cpu = timerCpu(k, p);
+  const rq = k.rqs[cpu];
+  k.thisCpu = cpu;
+  tryToWakeUp(k, p, 0, cpu, null);
   k.finish(rq);
 }
