@@ -44,6 +44,7 @@ interface ReproduceFlags {
   report?: string | false;
   save?: string;
   jobs?: string;
+  maxEvents?: string;
 }
 
 async function reproduceCmd(ids: string[], flags: ReproduceFlags): Promise<number> {
@@ -53,6 +54,7 @@ async function reproduceCmd(ids: string[], flags: ReproduceFlags): Promise<numbe
   const iterations = positiveNumber("iterations", flags.iterations, true);
   const duration = positiveNumber("duration", flags.duration, false);
   const jobs = positiveNumber("jobs", flags.jobs, true) ?? defaultJobs();
+  const maxEvents = positiveNumber("max-events", flags.maxEvents, true);
   const seed = flags.seed ?? "1";
   const json = !!flags.json;
   let reportDir: string | null = null;
@@ -86,6 +88,7 @@ async function reproduceCmd(ids: string[], flags: ReproduceFlags): Promise<numbe
       try {
         res = await pool.run(r, profile, {
           seed,
+          maxEvents,
           onProgress: (done, _total, last) => bar.update(done, last),
         });
       } finally {
@@ -181,6 +184,10 @@ function program(status: { code: number }): Command {
     )
     .option("--no-report", "do not write a report")
     .option("--save <DIR>", "also write each experiment's full results as DIR/<id>.json")
+    .option(
+      "--max-events <N>",
+      "stop a run that processes more than N events, naming it (default: no limit)",
+    )
     .option(
       "--jobs <N>",
       `run iterations on N threads (default: one per core, here ${defaultJobs()}; 1 runs them in this process; the results are identical either way)`,

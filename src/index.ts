@@ -29,6 +29,7 @@ export type {
   ExperimentSpec,
 } from "./experiment/types";
 export type { TraceRecord, MigrationReason } from "./kernel/trace";
+export { TraceBuffer, DEFAULT_TRACE_LIMIT } from "./kernel/trace";
 export { runIteration, buildKernel, type IterationSpec } from "./experiment/run";
 export { patch, Patch, applyPatches, type PatchSource } from "./patch/patch";
 export { hookNames, hookDescription, type HookName, type HookTypes } from "./kernel/hooks";

@@ -69,6 +69,14 @@ test("bad input exits 2 with a message naming the field and the accepted values"
     [["domains", "core2-2x2", "--era", "3.0"], /--era must be one of 2.6.29, .*6.19/],
     [["frob"], /unknown command "frob" \(accepted: reproduce, list/],
     [["reproduce", "demo", "--jobs", "0"], /--jobs must be a positive integer \(got 0\)/],
+    [
+      ["reproduce", "demo", "--max-events", "-5"],
+      /--max-events must be a positive integer \(got -5\)/,
+    ],
+    [
+      ["reproduce", "demo", "--quick", "--max-events", "500"],
+      /demo variant baseline iteration \d: run stopped: \d+ events .* passed maxEvents = 500/,
+    ],
     [["reproduce", "demo", "--jobs", "1.5"], /--jobs must be a positive integer \(got 1.5\)/],
     [
       ["reproduce", "demo", "--duration", "NaN"],

@@ -34,6 +34,10 @@ export interface RunOptions {
   onProgress?: (done: number, total: number, last: IterationResult) => void;
   /** Check kernel invariants every this many simulated seconds (default: at the end only). */
   checkEvery?: number;
+  /** Trace records kept per run, the newest (default 1,000,000; older ones are dropped and counted). */
+  traceLimit?: number;
+  /** Stop a run that processes more events than this, with an error naming it (default: no limit). */
+  maxEvents?: number;
 }
 
 /** One (variant, iteration) of an experiment. */
@@ -393,6 +397,11 @@ export class Experiment {
   spec(opts: RunOptions = {}): ExperimentSpec {
     const wl = this.#requireWorkload();
     const { durationNs, warmupNs } = this.#times(opts);
+    for (const key of ["maxEvents", "traceLimit"] as const) {
+      const v = opts[key];
+      if (v !== undefined && !(Number.isInteger(v) && v > 0))
+        throw new Error(`run: ${key} must be a positive integer (got ${v})`);
+    }
     const variants = this.#variantList();
     return {
       machine:
@@ -447,6 +456,8 @@ export class Experiment {
       durationNs: spec.durationNs,
       warmupNs: spec.warmupNs,
       trace: !!opts.trace,
+      traceLimit: opts.traceLimit,
+      maxEvents: opts.maxEvents,
       checkEveryNs: opts.checkEvery ? Math.round(opts.checkEvery * 1e9) : 0,
       tunables: this.#props.tunables,
       hotplug: this.#props.hotplug,

@@ -29,6 +29,10 @@ export interface IterationSpec {
   durationNs: number;
   warmupNs: number;
   trace: boolean;
+  /** Trace records kept (the newest); default DEFAULT_TRACE_LIMIT. */
+  traceLimit?: number;
+  /** Stop with an error once the run has processed more events than this. */
+  maxEvents?: number;
   /** Check kernel invariants this often (simulated ns); 0 = only at the end. */
   checkEveryNs?: number;
   /** CPUs going offline/online during the run. */
@@ -50,7 +54,15 @@ export interface HotplugEvent {
 export function buildKernel(
   spec: Pick<
     IterationSpec,
-    "machine" | "online" | "offlineAfterBoot" | "era" | "patches" | "seed" | "trace" | "tunables"
+    | "machine"
+    | "online"
+    | "offlineAfterBoot"
+    | "era"
+    | "patches"
+    | "seed"
+    | "trace"
+    | "traceLimit"
+    | "tunables"
   >,
 ): Kernel {
   const { tunables, features, replacements } = applyPatches(spec.era, spec.patches);
@@ -64,6 +76,7 @@ export function buildKernel(
     seed: spec.seed,
     online: spec.online,
     trace: spec.trace,
+    traceLimit: spec.traceLimit,
   });
   for (const cpu of spec.offlineAfterBoot ?? []) cpuDown(k, cpu);
   return k;
@@ -79,13 +92,18 @@ export function runIteration(spec: IterationSpec): { result: IterationResult; ke
   for (const h of spec.hotplug ?? [])
     k.at(h.atNs, () => (h.online ? cpuUp(k, h.cpu) : cpuDown(k, h.cpu)));
   const step = spec.checkEveryNs ?? 0;
-  if (step > 0) {
-    for (let t = step; t < end; t += step) {
+  const limit = spec.maxEvents ?? 0;
+  if (step > 0 || limit > 0) {
+    // with an event limit, look every 10 simulated ms (or at each invariant check)
+    const dt = step > 0 ? step : 10_000_000;
+    for (let t = dt; t < end; t += dt) {
       k.runUntil(t);
-      k.checkInvariants();
+      if (step > 0) k.checkInvariants();
+      if (limit > 0 && k.events > limit) throw eventLimitError(spec, k.events, t);
     }
   }
   k.runUntil(end);
+  if (limit > 0 && k.events > limit) throw eventLimitError(spec, k.events, end);
   k.flushAccounting();
   k.checkInvariants();
   const metrics = sortKeys(wl.metrics());
@@ -113,8 +131,17 @@ export function runIteration(spec: IterationSpec): { result: IterationResult; ke
     sched: snapshotCounters(k.counters),
     events: k.events,
   };
-  if (k.trace) result.trace = k.trace;
+  if (k.trace) {
+    result.trace = k.trace.records();
+    if (k.trace.dropped > 0) result.traceDropped = k.trace.dropped;
+  }
   return { result, kernel: k };
+}
+
+function eventLimitError(spec: IterationSpec, events: number, atNs: number): Error {
+  return new Error(
+    `run stopped: ${events} events by ${(atNs / 1e9).toFixed(3)} s simulated passed maxEvents = ${spec.maxEvents}; raise the limit or shorten the run`,
+  );
 }
 
 function taskStats(k: Kernel) {

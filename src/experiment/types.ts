@@ -57,6 +57,8 @@ export interface IterationResult {
   /** Number of simulation events processed. */
   events: number;
   trace?: TraceRecord[];
+  /** Older trace records overwritten because the run passed its trace limit. */
+  traceDropped?: number;
 }
 
 /** A JSON description of what was run, enough to run it again. */

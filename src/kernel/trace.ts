@@ -58,3 +58,39 @@ export type MigrationReason =
   | "hotplug"
   | "affinity"
   | "fork";
+
+/** Trace records a run keeps by default: the newest million (a few hundred MB at most). */
+export const DEFAULT_TRACE_LIMIT = 1_000_000;
+
+/**
+ * The trace of one run, bounded like ftrace's ring buffer: past `limit` records the oldest are
+ * overwritten, so a long traced run needs bounded memory and keeps its most recent window.
+ */
+export class TraceBuffer {
+  #ring: TraceRecord[] = [];
+  #head = 0;
+  /** Records overwritten because the buffer was full. */
+  dropped = 0;
+
+  constructor(readonly limit: number = DEFAULT_TRACE_LIMIT) {
+    if (!Number.isInteger(limit) || limit < 1)
+      throw new Error(`traceLimit must be a positive integer (got ${limit})`);
+  }
+
+  push(r: TraceRecord): void {
+    if (this.#ring.length < this.limit) {
+      this.#ring.push(r);
+      return;
+    }
+    this.#ring[this.#head] = r;
+    this.#head = (this.#head + 1) % this.limit;
+    this.dropped++;
+  }
+
+  /** The records kept, oldest first. */
+  records(): TraceRecord[] {
+    return this.#head === 0
+      ? this.#ring.slice()
+      : [...this.#ring.slice(this.#head), ...this.#ring.slice(0, this.#head)];
+  }
+}

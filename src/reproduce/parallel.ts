@@ -24,7 +24,10 @@ function workerEntry(): { code: string; eval: boolean } {
 /** What the main thread sends a worker: one (variant, iteration) of the reproduction `id`. */
 export interface WorkerJob {
   id: string;
-  opts: Pick<RunOptions, "iterations" | "duration" | "warmup" | "seed" | "trace">;
+  opts: Pick<
+    RunOptions,
+    "iterations" | "duration" | "warmup" | "seed" | "trace" | "maxEvents" | "traceLimit"
+  >;
   job: IterationJob;
 }
 
@@ -33,7 +36,7 @@ export type WorkerReply =
   | { type: "result"; result: IterationResult }
   | { type: "error"; message: string; job: IterationJob };
 
-type RunOpts = Pick<RunOptions, "seed" | "onProgress" | "trace">;
+type RunOpts = Pick<RunOptions, "seed" | "onProgress" | "trace" | "maxEvents" | "traceLimit">;
 
 /** Names the run that failed, so a user can rerun exactly that one. */
 function jobError(id: string, job: IterationJob | undefined, message: string): Error {
@@ -91,6 +94,8 @@ export class ReproductionPool {
       warmup: profile.warmup,
       seed: opts.seed,
       trace: opts.trace,
+      maxEvents: opts.maxEvents,
+      traceLimit: opts.traceLimit,
     };
     const exp = r.experiment();
     const jobs = exp.jobs(runOpts);
@@ -98,8 +103,8 @@ export class ReproductionPool {
     const n = Math.min(this.size, jobs.length);
     while (this.#workers.length < n - 1) this.#spawn();
     const workers = this.#workers.slice(0, Math.max(0, n - 1));
-    const { iterations, duration, warmup, seed, trace } = runOpts;
-    const wire = { iterations, duration, warmup, seed, trace };
+    const { iterations, duration, warmup, seed, trace, maxEvents, traceLimit } = runOpts;
+    const wire = { iterations, duration, warmup, seed, trace, maxEvents, traceLimit };
     const results: IterationResult[] = [];
     let next = 0;
     let failure: Error | null = null;

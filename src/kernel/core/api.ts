@@ -15,7 +15,7 @@ import type { Program, SpawnSpec } from "../ops";
 import type { RtClassApi } from "../rt/root_domain";
 import type { CfsTiming, Rq, SchedClass, Task } from "../sched";
 import type { DomainTree } from "../topology/sched_domain";
-import type { MigrationReason, TraceRecord } from "../trace";
+import type { MigrationReason, TraceBuffer } from "../trace";
 
 /**
  * What core.c offers the rest of the scheduler (the functions sched.h declares); a hook's `ctx.k`.
@@ -43,7 +43,7 @@ export interface SchedCore {
   readonly random: RandomSource;
   /** The cache-warmth model. @internal */
   readonly cache: CacheModel;
-  readonly trace: TraceRecord[] | null;
+  readonly trace: TraceBuffer | null;
   domains: DomainTree;
   /** Scaled CFS timing (sched_init_granularity). @internal */
   cfsTiming: CfsTiming;

@@ -30,7 +30,7 @@ import { RtClass } from "../rt/rt";
 import type { DomainTree } from "../topology/sched_domain";
 import { buildSchedDomains } from "../topology/topology";
 import "../topology/hooks";
-import type { MigrationReason, TraceRecord } from "../trace";
+import { type MigrationReason, TraceBuffer } from "../trace";
 import { continueTask, cpuSpeed, setCurr, smtSiblingsOf, startSegment, stopSegment } from "./exec";
 import { lockRq, unlockRq } from "./ttwu";
 import { closeIdle, flushAccounting, idleWork } from "./cputime";
@@ -55,6 +55,8 @@ export interface KernelConfig {
   /** Boot-time online state (defaults to machine.online). */
   online?: boolean[];
   trace?: boolean;
+  /** Trace records kept (the newest); default DEFAULT_TRACE_LIMIT. */
+  traceLimit?: number;
 }
 
 export type { SpawnSpec } from "../ops";
@@ -102,7 +104,7 @@ export class Kernel implements SchedCore {
   /** Per CPU: kernel time charged to no task (see cputime.ts). */
   readonly overheadNs: Float64Array;
   events = 0;
-  readonly trace: TraceRecord[] | null;
+  readonly trace: TraceBuffer | null;
   /** Called at every tick of a busy CPU after task_tick (trigger_load_balance goes here). */
   readonly tickHooks: Array<(rq: Rq) => void> = [];
   /** Called when a CPU is about to go idle (newidle balance goes here); may enqueue work. */
@@ -130,7 +132,7 @@ export class Kernel implements SchedCore {
     this.callbacksLocked = eraAtLeast(cfg.era, "5.19");
     this.ttwuQueueCond = cfg.hooks.get("core.ttwu_queue_cond");
     this.random = new RandomSource(cfg.seed);
-    this.trace = cfg.trace ? [] : null;
+    this.trace = cfg.trace ? new TraceBuffer(cfg.traceLimit) : null;
     const n = cfg.machine.cpus.length;
     const online = cfg.online ?? cfg.machine.online;
     this.rqs = Array.from({ length: n }, (_, i) => new Rq(i));

@@ -34,7 +34,7 @@ function rt(k: Kernel, comm: string, prio: number, cpu: number, pin: boolean, pr
 }
 
 function switchTo(k: Kernel, cpu: number, comm: string): number {
-  const r = (k.trace as TraceRecord[]).find(
+  const r = k.trace!.records().find(
     (x) => x.type === "sched_switch" && x.cpu === cpu && x.nextComm === comm,
   );
   assert.ok(r, `no switch to ${comm} on cpu${cpu}`);
@@ -42,7 +42,7 @@ function switchTo(k: Kernel, cpu: number, comm: string): number {
 }
 
 function switchFrom(k: Kernel, cpu: number, comm: string): number {
-  const r = (k.trace as TraceRecord[]).find(
+  const r = k.trace!.records().find(
     (x) => x.type === "sched_switch" && x.cpu === cpu && x.prevComm === comm,
   );
   assert.ok(r, `no switch from ${comm} on cpu${cpu}`);
