@@ -77,6 +77,7 @@ export class TraceBuffer {
       throw new Error(`traceLimit must be a positive integer (got ${limit})`);
   }
 
+  /** Appends a record, overwriting the oldest when full. */
   push(r: TraceRecord): void {
     if (this.#ring.length < this.limit) {
       this.#ring.push(r);
