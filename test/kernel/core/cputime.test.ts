@@ -7,7 +7,6 @@ import type { Era } from "../../../src/index";
 import { run, sleep, wait, wake } from "../../../src/kernel/ops";
 import type { Kernel } from "../../../src/kernel/core/core";
 import type { Task } from "../../../src/kernel/sched";
-import type { TraceRecord } from "../../../src/kernel/trace";
 import { tryToWakeUp } from "../../../src/kernel/core/ttwu";
 
 const US = 1_000;
@@ -34,17 +33,17 @@ function rt(k: Kernel, comm: string, prio: number, cpu: number, pin: boolean, pr
 }
 
 function switchTo(k: Kernel, cpu: number, comm: string): number {
-  const r = k.trace!.records().find(
-    (x) => x.type === "sched_switch" && x.cpu === cpu && x.nextComm === comm,
-  );
+  const r = k
+    .trace!.records()
+    .find((x) => x.type === "sched_switch" && x.cpu === cpu && x.nextComm === comm);
   assert.ok(r, `no switch to ${comm} on cpu${cpu}`);
   return r.t;
 }
 
 function switchFrom(k: Kernel, cpu: number, comm: string): number {
-  const r = k.trace!.records().find(
-    (x) => x.type === "sched_switch" && x.cpu === cpu && x.prevComm === comm,
-  );
+  const r = k
+    .trace!.records()
+    .find((x) => x.type === "sched_switch" && x.cpu === cpu && x.prevComm === comm);
   assert.ok(r, `no switch from ${comm} on cpu${cpu}`);
   return r.t;
 }
