@@ -7,7 +7,12 @@ import { ERAS, fairPolicyNote, isEra } from "./kernel/features";
 import { hookDescription, hookNames } from "./kernel/hooks";
 import { buildSchedDomains, describeDomains } from "./kernel/topology/topology";
 import { defaultGroupCapacity } from "./kernel/topology/topology";
-import { reproduction, reproductionIds, type Reproduction } from "./reproduce/registry";
+import {
+  expandReproductionIds,
+  reproduction,
+  reproductionIds,
+  type Reproduction,
+} from "./reproduce/registry";
 import { ReproductionPool } from "./reproduce/parallel";
 import type { Results } from "./experiment/results";
 import { formatLedger, ledgerEntry, newLedger, type LedgerExperiment } from "./reproduce/ledger";
@@ -48,8 +53,8 @@ interface ReproduceFlags {
 }
 
 async function reproduceCmd(ids: string[], flags: ReproduceFlags): Promise<number> {
-  const repros: Reproduction[] = (ids.length ? ids : reproductionIds()).map((id) =>
-    reproduction(id),
+  const repros: Reproduction[] = (ids.length ? expandReproductionIds(ids) : reproductionIds()).map(
+    (id) => reproduction(id),
   );
   const iterations = positiveNumber("iterations", flags.iterations, true);
   const duration = positiveNumber("duration", flags.duration, false);

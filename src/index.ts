@@ -2,6 +2,7 @@
 import * as workloadBasic from "./workload/basic";
 import { schedFair } from "./workload/sched_fair";
 import { withBackground } from "./workload/background";
+import { schbench as schbenchFactory } from "./workload/schbench";
 import * as patchSeeds from "./patch/seeds/index";
 
 // Hooks register themselves when their kernel modules load; load them all here.
@@ -12,6 +13,7 @@ import "./kernel/rt/rt";
 import "./kernel/topology/hooks";
 import "./reproduce/demo";
 import "./reproduce/seed002";
+import "./reproduce/seed003";
 
 export {
   topology,
@@ -100,6 +102,8 @@ export const workload = {
   schedFair,
   /** A workload plus per-CPU background kernel threads (off unless asked for). */
   withBackground,
+  /** schbench (2016-2020): message threads waking workers; wakeup latency percentiles (seed 003). */
+  schbench: schbenchFactory,
 };
 
 /** The published patches, as data. */
@@ -199,3 +203,21 @@ export type {
   TargetFeasibleCtx,
   FindLowestRqCtx,
 } from "./kernel/rt/select";
+
+// seed 003
+export { schbench, SCHBENCH_WORKING_SET_BYTES, type SchbenchParams } from "./workload/schbench";
+export {
+  LatencyHistogram,
+  SCHBENCH_PERCENTILES,
+  HISTOGRAM_RELATIVE_ERROR,
+  percentileMetricName,
+} from "./analysis/histogram";
+export {
+  mmtestsCompare,
+  formatMmtests,
+  type MmtestsRow,
+  type MmtestsCell,
+  type MmtestsRowInput,
+  type MmtestsOptions,
+} from "./analysis/mmtests";
+export { SEED003_METRICS, publishedPercentiles, mergedHistogram } from "./reproduce/seed003";

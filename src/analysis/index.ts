@@ -4,3 +4,5 @@ export * from "./metric";
 export * from "./compare";
 export * from "./frame";
 export * from "./trace";
+export * from "./mmtests";
+export * from "./histogram";

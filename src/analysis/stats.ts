@@ -1,8 +1,9 @@
-// Summary statistics for iteration results. Pure functions over number arrays, no dependencies,
-// so the CLI ledger and the notebooks compute the same numbers.
+// Summary statistics for iteration results. Pure functions over number arrays (the t distribution
+// comes from @stdlib), so the CLI ledger and the notebooks compute the same numbers.
 //
 // Conventions: an empty input gives NaN (never throws) so a table with a missing variant still
 // renders; inputs are never mutated.
+import tCdf from "@stdlib/stats-base-dists-t-cdf";
 
 /** Arithmetic mean. */
 export function mean(xs: readonly number[]): number {
@@ -158,11 +159,14 @@ export function incompleteBeta(x: number, a: number, b: number): number {
   return 1 - (Math.exp(lnFront) * betaContinuedFraction(b, a, 1 - x)) / b;
 }
 
-/** Two-sided tail probability P(|T| >= |t|) for Student's t with df degrees of freedom. */
+/**
+ * Two-sided tail probability P(|T| >= |t|) for Student's t with df degrees of freedom, from the
+ * t distribution of `@stdlib/stats-base-dists-t-cdf` rather than our own incomplete beta.
+ */
 export function studentTTwoSidedP(t: number, df: number): number {
   if (Number.isNaN(t) || !(df > 0)) return NaN;
   if (!Number.isFinite(t)) return 0;
-  return incompleteBeta(df / (df + t * t), df / 2, 0.5);
+  return Math.min(1, 2 * tCdf(-Math.abs(t), df));
 }
 
 /** CDF of Student's t distribution. */

@@ -56,7 +56,7 @@ export function defineReproduction(r: Reproduction): Reproduction {
  * ```
  * Prints:
  * ```text
- * [ 'demo', '002', '002-ht' ]
+ * [ 'demo', '002', '002-ht', '003-1w', '003-2w' ]
  * ```
  */
 export function reproductionIds(): string[] {
@@ -83,6 +83,19 @@ export function reproduction(id: string): Reproduction {
   const r = REGISTRY.get(id);
   if (!r) throw new Error(`unknown experiment "${id}" (accepted: ${reproductionIds().join(", ")})`);
   return r;
+}
+
+/**
+ * Ids as the CLI takes them: a registered id stands for itself; an unregistered one that prefixes
+ * registered ids as `<id>-...` stands for all of them (`003` = `003-1w`, `003-2w`); anything else
+ * is left for reproduction() to refuse.
+ */
+export function expandReproductionIds(ids: readonly string[]): string[] {
+  return ids.flatMap((id) => {
+    if (REGISTRY.has(id)) return [id];
+    const group = reproductionIds().filter((x) => x.startsWith(`${id}-`));
+    return group.length ? group : [id];
+  });
 }
 
 /**

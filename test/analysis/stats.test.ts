@@ -101,3 +101,10 @@ test("summarize", () => {
   assert.equal(s.min, 1);
   assert.equal(s.max, 5);
 });
+
+test("Welch p from the @stdlib t distribution: textbook values", () => {
+  // P(|T| >= 2.228) with 10 df is 0.05; with 1 df P(|T| >= 1) is 0.5 (Cauchy)
+  assert.ok(Math.abs(studentTTwoSidedP(2.228138852, 10) - 0.05) < 1e-6);
+  assert.ok(Math.abs(studentTTwoSidedP(1, 1) - 0.5) < 1e-12);
+  assert.equal(studentTTwoSidedP(0, 5), 1);
+});

@@ -192,9 +192,11 @@ export class FairBalancer {
     if (rq.stop) return rq.stop;
     const self = this;
     const p = k.spawnKernelThread(`migration/${rq.cpu}`, rq.cpu, function* () {
+      // Born blocked (spawnKernelThread), so its first run is already the first kick: work
+      // first, then wait (waiting first would swallow that kick and leave rq.activeBalance set).
       for (;;) {
-        yield wait();
         yield call(() => self.activeLoadBalanceCpuStop(rq));
+        yield wait();
       }
     });
     rq.stop = p;
