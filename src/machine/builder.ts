@@ -37,7 +37,8 @@ export type CostOverrides = Partial<
   copyBytesPerNs?: Partial<Record<ShareLevel, number>>;
 };
 
-const SCALAR_COSTS = [
+/** Cost figures that are one number per machine. */
+export const SCALAR_COSTS = [
   "contextSwitchNs",
   "syscallNs",
   "wakeupNs",
@@ -47,7 +48,8 @@ const SCALAR_COSTS = [
   "memoryBytesPerNs",
   "smtSiblingSpeed",
 ] as const;
-const LEVEL_COSTS = ["rqLockRemoteNs", "cacheLineNs", "copyBytesPerNs"] as const;
+/** Cost figures given per share level. */
+export const LEVEL_COSTS = ["rqLockRemoteNs", "cacheLineNs", "copyBytesPerNs"] as const;
 
 /** Every figure name of a CostModel, as used for Machine.sources keys ("costs.<name>[.<level>]"). */
 export function costFigureNames(): string[] {

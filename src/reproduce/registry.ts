@@ -5,6 +5,8 @@ import type { Experiment, RunOptions } from "../experiment/experiment";
 import type { Results } from "../experiment/results";
 import type { Figure } from "../plot/types";
 import type { FigureKind, LedgerRow } from "./types";
+import { parseWith } from "../machine/schema";
+import { publishedFileSchema } from "./published_schema";
 
 /** How long and how often a reproduction runs. */
 export interface RunProfile {
@@ -146,7 +148,16 @@ export interface PublishedFile {
 export function publishedFor(id: string): PublishedFile {
   const file = path.join(__dirname, "..", "..", "data", "published", `${id}.json`);
   if (!fs.existsSync(file)) throw new Error(`no published figures for ${id} (expected ${file})`);
-  return JSON.parse(fs.readFileSync(file, "utf8")) as PublishedFile;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new Error(`${file} is not valid JSON: ${(e as Error).message}`);
+  }
+  const pub = parseWith(publishedFileSchema, raw, file);
+  if (pub.id !== id)
+    throw new Error(`${file}: id must be ${JSON.stringify(id)} (got ${JSON.stringify(pub.id)})`);
+  return pub;
 }
 
 /** The published figure for one metric and variant; throws if the file has none. */

@@ -125,6 +125,82 @@ test("a spec figure without a source is rejected, naming the field", () => {
   spec2.topology.coresPerSocket = 0;
   assert.throws(
     () => machineFromSpec(spec2, "test"),
-    /test: topology: cores must be a positive integer \(got 0\)/,
+    /test: topology.coresPerSocket must be a positive integer \(got 0\)/,
   );
+});
+
+test("malformed machine files are refused by the schema, naming the field, the value and what is accepted", () => {
+  // biome-ignore lint/suspicious/noExplicitAny: the cases mutate arbitrary JSON
+  type Json = Record<string, any>;
+  const base = () => JSON.parse(JSON.stringify(presetSpec("core2-2x2"))) as Json;
+  const cases: Array<[string, (s: Json) => unknown, RegExp]> = [
+    ["not an object", () => 42, /test: \(the file\) .*\(got 42\)/],
+    [
+      "missing costs",
+      (s) => {
+        delete s.costs;
+        return s;
+      },
+      /test: costs .*\(missing\)/,
+    ],
+    [
+      "a typo in a field name",
+      (s) => {
+        s.topology.coresPerSocet = 2;
+        return s;
+      },
+      /test: topology has unknown field\(s\) coresPerSocet/,
+    ],
+    [
+      "an unknown cost figure",
+      (s) => {
+        s.costs.fooNs = { value: 1, source: "x" };
+        return s;
+      },
+      /test: costs has unknown field\(s\) fooNs/,
+    ],
+    [
+      "an unknown LLC span",
+      (s) => {
+        s.topology.llc = "l3";
+        return s;
+      },
+      /test: topology.llc must be one of die, package, l2 \(got "l3"\)/,
+    ],
+    [
+      "a string figure",
+      (s) => {
+        s.costs.syscallNs.value = "100";
+        return s;
+      },
+      /test: costs.syscallNs.value must be a finite number \(got "100"\)/,
+    ],
+    [
+      "a share level missing",
+      (s) => {
+        delete s.costs.cacheLineNs.other_node;
+        return s;
+      },
+      /test: costs.cacheLineNs.other_node .*\(missing\)/,
+    ],
+    [
+      "a fractional socket count",
+      (s) => {
+        s.topology.sockets = 1.5;
+        return s;
+      },
+      /test: topology.sockets must be a positive integer \(got 1.5\)/,
+    ],
+    [
+      "idle states not an array",
+      (s) => {
+        s.idleStates = {};
+        return s;
+      },
+      /test: idleStates .*\(got \{\}\)/,
+    ],
+  ];
+  for (const [what, mutate, re] of cases) {
+    assert.throws(() => machineFromSpec(mutate(base()), "test"), re, what);
+  }
 });
