@@ -50,6 +50,7 @@ interface ReproduceFlags {
   save?: string;
   jobs?: string;
   maxEvents?: string;
+  maxMemory?: string;
 }
 
 async function reproduceCmd(ids: string[], flags: ReproduceFlags): Promise<number> {
@@ -60,6 +61,7 @@ async function reproduceCmd(ids: string[], flags: ReproduceFlags): Promise<numbe
   const duration = positiveNumber("duration", flags.duration, false);
   const jobs = positiveNumber("jobs", flags.jobs, true) ?? defaultJobs();
   const maxEvents = positiveNumber("max-events", flags.maxEvents, true);
+  const maxHeapMb = positiveNumber("max-memory", flags.maxMemory, true);
   const seed = flags.seed ?? "1";
   const json = !!flags.json;
   let reportDir: string | null = null;
@@ -94,6 +96,7 @@ async function reproduceCmd(ids: string[], flags: ReproduceFlags): Promise<numbe
         res = await pool.run(r, profile, {
           seed,
           maxEvents,
+          maxHeapMb,
           onProgress: (done, _total, last) => bar.update(done, last),
         });
       } finally {
@@ -192,6 +195,10 @@ function program(status: { code: number }): Command {
     .option(
       "--max-events <N>",
       "stop a run that processes more than N events, naming it (default: no limit)",
+    )
+    .option(
+      "--max-memory <MiB>",
+      "stop a run whose thread's JavaScript heap passes MiB, naming it (default: no limit)",
     )
     .option(
       "--jobs <N>",

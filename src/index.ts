@@ -32,11 +32,14 @@ export type {
 } from "./experiment/types";
 export type { TraceRecord, MigrationReason } from "./kernel/trace";
 export { TraceBuffer, DEFAULT_TRACE_LIMIT } from "./kernel/trace";
+export { RunLimitError } from "./experiment/run";
 export { runIteration, buildKernel, type IterationSpec } from "./experiment/run";
 export { patch, Patch, applyPatches, type PatchSource } from "./patch/patch";
 export { hookNames, hookDescription, type HookName, type HookTypes } from "./kernel/hooks";
 export { ERAS, eraDefaults, type Era, type Features, type Tunables } from "./kernel/features";
-export { preset, presetNames } from "./machine/presets";
+export { preset, presetNames, presetSpec, machineFromSpec } from "./machine/presets";
+export { machineSpecSchema } from "./machine/schema";
+export type { MachineSpec, Sourced } from "./machine/schema";
 export { machineBuilder } from "./machine/builder";
 export type { Machine, CpuInfo, CostModel, ShareLevel, IdleState } from "./machine/types";
 export {

@@ -12,14 +12,14 @@ import { ERAS, isEra, type Era } from "../kernel/features";
 import { Patch, checkTunable } from "../patch/patch";
 import type { Workload } from "../workload/workload";
 import { iterationSeed } from "../sim/random";
-import { buildKernel, runIteration, type HotplugEvent } from "./run";
+import { buildKernel, runIteration, type HotplugEvent, type RunLimits } from "./run";
 import type { DomainTree } from "../kernel/topology/sched_domain";
 import { Results } from "./results";
 import type { ExperimentSpec, IterationResult, ResultsData } from "./types";
 import { VERSION } from "../version";
 
 /** Options of Experiment.run: how many iterations, the seed, the run length, tracing. */
-export interface RunOptions {
+export interface RunOptions extends RunLimits {
   /** Iterations per variant (default 1). */
   iterations?: number;
   /** Master seed; iteration i of every variant uses the same derived seed (default 1). */
@@ -34,10 +34,6 @@ export interface RunOptions {
   onProgress?: (done: number, total: number, last: IterationResult) => void;
   /** Check kernel invariants every this many simulated seconds (default: at the end only). */
   checkEvery?: number;
-  /** Trace records kept per run, the newest (default 1,000,000; older ones are dropped and counted). */
-  traceLimit?: number;
-  /** Stop a run that processes more events than this, with an error naming it (default: no limit). */
-  maxEvents?: number;
 }
 
 /** One (variant, iteration) of an experiment. */
@@ -397,7 +393,7 @@ export class Experiment {
   spec(opts: RunOptions = {}): ExperimentSpec {
     const wl = this.#requireWorkload();
     const { durationNs, warmupNs } = this.#times(opts);
-    for (const key of ["maxEvents", "traceLimit"] as const) {
+    for (const key of ["maxEvents", "traceLimit", "maxHeapMb"] as const) {
       const v = opts[key];
       if (v !== undefined && !(Number.isInteger(v) && v > 0))
         throw new Error(`run: ${key} must be a positive integer (got ${v})`);
@@ -458,6 +454,7 @@ export class Experiment {
       trace: !!opts.trace,
       traceLimit: opts.traceLimit,
       maxEvents: opts.maxEvents,
+      maxHeapMb: opts.maxHeapMb,
       checkEveryNs: opts.checkEvery ? Math.round(opts.checkEvery * 1e9) : 0,
       tunables: this.#props.tunables,
       hotplug: this.#props.hotplug,

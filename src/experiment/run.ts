@@ -1,5 +1,6 @@
 // Running one iteration of one variant: build the machine and the kernel, set the workload up,
 // advance the clock, and collect everything into a plain IterationResult.
+import { getHeapStatistics } from "node:v8";
 import type { Machine } from "../machine/types";
 import { Kernel } from "../kernel/core/core";
 import { snapshotCounters } from "../kernel/counters";
@@ -13,8 +14,18 @@ import type { Workload } from "../workload/workload";
 import { makeContext } from "../workload/workload";
 import type { CpuStats, IterationResult, TaskStats } from "./types";
 
+/** What bounds a run: trace memory, events, heap. A run past a limit throws RunLimitError. */
+export interface RunLimits {
+  /** Trace records kept per run, the newest (default 1,000,000; older ones are dropped and counted). */
+  traceLimit?: number;
+  /** Stop a run that processes more events than this (default: no limit). */
+  maxEvents?: number;
+  /** Stop a run once its thread's JavaScript heap passes this many MiB (default: no limit). */
+  maxHeapMb?: number;
+}
+
 /** Everything one iteration needs: the machine and its online CPUs, era, patches, workload, seed, length. */
-export interface IterationSpec {
+export interface IterationSpec extends RunLimits {
   machine: Machine;
   /** Online state at boot (CPUs not brought up at boot are false). */
   online: boolean[];
@@ -29,10 +40,6 @@ export interface IterationSpec {
   durationNs: number;
   warmupNs: number;
   trace: boolean;
-  /** Trace records kept (the newest); default DEFAULT_TRACE_LIMIT. */
-  traceLimit?: number;
-  /** Stop with an error once the run has processed more events than this. */
-  maxEvents?: number;
   /** Check kernel invariants this often (simulated ns); 0 = only at the end. */
   checkEveryNs?: number;
   /** CPUs going offline/online during the run. */
@@ -92,22 +99,72 @@ export function runIteration(spec: IterationSpec): { result: IterationResult; ke
   for (const h of spec.hotplug ?? [])
     k.at(h.atNs, () => (h.online ? cpuUp(k, h.cpu) : cpuDown(k, h.cpu)));
   const step = spec.checkEveryNs ?? 0;
-  const limit = spec.maxEvents ?? 0;
-  if (step > 0 || limit > 0) {
-    // with an event limit, look every 10 simulated ms (or at each invariant check)
+  const limited = (spec.maxEvents ?? 0) > 0 || (spec.maxHeapMb ?? 0) > 0;
+  if (step > 0 || limited) {
+    // with a limit, look every 10 simulated ms (or at each invariant check)
     const dt = step > 0 ? step : 10_000_000;
     for (let t = dt; t < end; t += dt) {
       k.runUntil(t);
       if (step > 0) k.checkInvariants();
-      if (limit > 0 && k.events > limit) throw eventLimitError(spec, k.events, t);
+      if (limited) checkLimits(spec, k, wl, t);
     }
   }
   k.runUntil(end);
-  if (limit > 0 && k.events > limit) throw eventLimitError(spec, k.events, end);
+  if (limited) checkLimits(spec, k, wl, end);
   k.flushAccounting();
   k.checkInvariants();
-  const metrics = sortKeys(wl.metrics());
-  const series = sortKeys(wl.series ? wl.series() : {});
+  const result = collect(
+    spec,
+    k,
+    end,
+    sortKeys(wl.metrics()),
+    sortKeys(wl.series ? wl.series() : {}),
+  );
+  return { result, kernel: k };
+}
+
+/**
+ * A run stopped by maxEvents or maxHeapMb. `partial` keeps what the run had when it stopped:
+ * per-task and per-CPU statistics, the scheduler counters and the trace up to `stoppedAtNs`
+ * (no workload metrics: they are defined over the whole run).
+ */
+export class RunLimitError extends Error {
+  constructor(
+    message: string,
+    readonly partial: IterationResult,
+    readonly stoppedAtNs: number,
+  ) {
+    super(message);
+    this.name = "RunLimitError";
+  }
+}
+
+function checkLimits(spec: IterationSpec, k: Kernel, _wl: unknown, atNs: number): void {
+  let why = "";
+  if (spec.maxEvents && k.events > spec.maxEvents)
+    why = `${k.events} events by ${(atNs / 1e9).toFixed(3)} s simulated passed maxEvents = ${spec.maxEvents}`;
+  else if (spec.maxHeapMb) {
+    const mb = getHeapStatistics().used_heap_size / 2 ** 20;
+    if (mb > spec.maxHeapMb)
+      why = `heap ${mb.toFixed(0)} MiB by ${(atNs / 1e9).toFixed(3)} s simulated passed maxHeapMb = ${spec.maxHeapMb}`;
+  }
+  if (!why) return;
+  k.flushAccounting();
+  throw new RunLimitError(
+    `run stopped: ${why}; raise the limit or shorten the run (the error's partial result keeps the tasks, CPUs, counters and trace up to the stop)`,
+    collect(spec, k, atNs, {}, {}),
+    atNs,
+  );
+}
+
+/** The plain result of a run that reached `end` (simulated ns). */
+function collect(
+  spec: IterationSpec,
+  k: Kernel,
+  end: number,
+  metrics: IterationResult["metrics"],
+  series: IterationResult["series"],
+): IterationResult {
   const result: IterationResult = {
     variant: spec.variant,
     iteration: spec.iteration,
@@ -135,13 +192,7 @@ export function runIteration(spec: IterationSpec): { result: IterationResult; ke
     result.trace = k.trace.records();
     if (k.trace.dropped > 0) result.traceDropped = k.trace.dropped;
   }
-  return { result, kernel: k };
-}
-
-function eventLimitError(spec: IterationSpec, events: number, atNs: number): Error {
-  return new Error(
-    `run stopped: ${events} events by ${(atNs / 1e9).toFixed(3)} s simulated passed maxEvents = ${spec.maxEvents}; raise the limit or shorten the run`,
-  );
+  return result;
 }
 
 function taskStats(k: Kernel) {

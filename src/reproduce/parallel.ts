@@ -26,7 +26,14 @@ export interface WorkerJob {
   id: string;
   opts: Pick<
     RunOptions,
-    "iterations" | "duration" | "warmup" | "seed" | "trace" | "maxEvents" | "traceLimit"
+    | "iterations"
+    | "duration"
+    | "warmup"
+    | "seed"
+    | "trace"
+    | "maxEvents"
+    | "traceLimit"
+    | "maxHeapMb"
   >;
   job: IterationJob;
 }
@@ -36,7 +43,10 @@ export type WorkerReply =
   | { type: "result"; result: IterationResult }
   | { type: "error"; message: string; job: IterationJob };
 
-type RunOpts = Pick<RunOptions, "seed" | "onProgress" | "trace" | "maxEvents" | "traceLimit">;
+type RunOpts = Pick<
+  RunOptions,
+  "seed" | "onProgress" | "trace" | "maxEvents" | "traceLimit" | "maxHeapMb"
+>;
 
 /** Names the run that failed, so a user can rerun exactly that one. */
 function jobError(id: string, job: IterationJob | undefined, message: string): Error {
@@ -96,6 +106,7 @@ export class ReproductionPool {
       trace: opts.trace,
       maxEvents: opts.maxEvents,
       traceLimit: opts.traceLimit,
+      maxHeapMb: opts.maxHeapMb,
     };
     const exp = r.experiment();
     const jobs = exp.jobs(runOpts);
@@ -103,8 +114,8 @@ export class ReproductionPool {
     const n = Math.min(this.size, jobs.length);
     while (this.#workers.length < n - 1) this.#spawn();
     const workers = this.#workers.slice(0, Math.max(0, n - 1));
-    const { iterations, duration, warmup, seed, trace, maxEvents, traceLimit } = runOpts;
-    const wire = { iterations, duration, warmup, seed, trace, maxEvents, traceLimit };
+    const { iterations, duration, warmup, seed, trace, maxEvents, traceLimit, maxHeapMb } = runOpts;
+    const wire = { iterations, duration, warmup, seed, trace, maxEvents, traceLimit, maxHeapMb };
     const results: IterationResult[] = [];
     let next = 0;
     let failure: Error | null = null;

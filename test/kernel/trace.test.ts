@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { TraceBuffer, type TraceRecord } from "../../src/kernel/trace";
-import { topology, workload } from "../../src/index";
+import { RunLimitError, topology, workload } from "../../src/index";
 
 const rec = (t: number): TraceRecord => ({
   type: "sched_waking",
@@ -49,7 +49,7 @@ test("a run past maxEvents stops with an error naming the limit; under it, resul
   const free = exp.runSync({ iterations: 1, duration: 0.02 }).data.iterations[0];
   assert.throws(
     () => exp.runSync({ iterations: 1, duration: 0.02, maxEvents: 1000 }),
-    /^Error: run stopped: \d+ events by 0\.0\d0 s simulated passed maxEvents = 1000; raise the limit or shorten the run$/,
+    /^RunLimitError: run stopped: \d+ events by 0\.0\d0 s simulated passed maxEvents = 1000; raise the limit or shorten the run/,
   );
   const bounded = exp.runSync({ iterations: 1, duration: 0.02, maxEvents: free.events + 1 }).data
     .iterations[0];
@@ -58,5 +58,40 @@ test("a run past maxEvents stops with an error naming the limit; under it, resul
   assert.throws(
     () => exp.runSync({ maxEvents: 0 }),
     /run: maxEvents must be a positive integer \(got 0\)/,
+  );
+});
+
+test("a stopped run keeps what it had: tasks, CPUs, counters and trace up to the stop, CPU time conserved", () => {
+  const exp = topology("core2-2x2").workload(workload.pingpong({ pairs: 2 }));
+  let err: unknown;
+  try {
+    exp.runSync({ iterations: 1, duration: 0.05, maxEvents: 2000, trace: true });
+  } catch (e) {
+    err = e;
+  }
+  assert.ok(err instanceof RunLimitError, String(err));
+  const p = err.partial;
+  const stop = err.stoppedAtNs;
+  assert.equal(p.durationNs, err.stoppedAtNs);
+  assert.ok(err.stoppedAtNs > 0 && err.stoppedAtNs < 50_000_000);
+  assert.ok(p.events > 2000);
+  assert.deepEqual(p.metrics, {});
+  assert.equal(p.tasks.length, 4);
+  assert.ok(p.trace!.length > 0 && p.trace!.every((r) => r.t <= stop));
+  for (const c of p.cpus) assert.equal(c.busyNs + c.idleNs + c.offlineNs, p.durationNs);
+  const runtime = p.tasks.reduce((a, t) => a + t.runtimeNs, 0);
+  const busy = p.cpus.reduce((a, c) => a + c.busyNs - c.overheadNs, 0);
+  assert.ok(Math.abs(runtime - busy) <= p.cpus.length, `runtime ${runtime} vs busy ${busy}`);
+});
+
+test("a run past maxHeapMb stops with an error naming the heap size and the limit", () => {
+  const exp = topology("core2-2x2").workload(workload.pingpong({ pairs: 2 }));
+  assert.throws(
+    () => exp.runSync({ iterations: 1, duration: 0.05, maxHeapMb: 1 }),
+    /^RunLimitError: run stopped: heap \d+ MiB by 0\.010 s simulated passed maxHeapMb = 1; raise the limit/,
+  );
+  assert.throws(
+    () => exp.runSync({ maxHeapMb: -5 }),
+    /run: maxHeapMb must be a positive integer \(got -5\)/,
   );
 });
