@@ -164,13 +164,21 @@ export interface SpawnSpec {
   workingSetBytes?: number;
 }
 
-/** What a forked child is. */
+/**
+ * What a forked child is. `cpus` and `cpu` give what clone followed by sched_setaffinity would:
+ * the child's affinity, and the CPU it starts on instead of fork placement (an online CPU within
+ * `cpus`), for forcing a bad initial placement when testing a balancer.
+ */
 export interface ForkSpec {
   comm: string;
   role?: string;
   program: Program;
   nice?: number;
+  policy?: Policy;
+  rtPriority?: number;
   cpus?: number[];
+  /** Start on this CPU instead of fork placement (select_task_rq with SD_BALANCE_FORK). */
+  cpu?: number;
   workingSetBytes?: number;
 }
 

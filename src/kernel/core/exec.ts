@@ -237,7 +237,10 @@ export function continueTask(k: SchedCore, rq: Rq, p: Task): void {
           role: c.role,
           program: c.program,
           nice: c.nice,
+          policy: c.policy,
+          rtPriority: c.rtPriority,
           cpus: c.cpus,
+          cpu: c.cpu,
           workingSetBytes: c.workingSetBytes,
         });
         p.opResult = child.pid;

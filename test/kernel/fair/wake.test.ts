@@ -186,6 +186,41 @@ test("4.8 X5472: forking 4 hogs spreads them one per L2 pair (find_idlest_group)
   assert.equal(k.counters.wakePlacement.fork_idlest_group, 4);
 });
 
+test("fork with cpu and cpus starts the child where clone + sched_setaffinity would, skipping fork placement", () => {
+  const k = kernel("xeon-x5472", "4.8");
+  const kids: number[] = [];
+  k.spawn({
+    comm: "parent",
+    cpu: 0,
+    program: function* () {
+      // all four children forced onto cpu 0, the parent's CPU: fork balancing would spread them
+      for (let i = 0; i < 4; i++)
+        kids.push(
+          (yield fork({ comm: `hog${i}`, cpu: 0, cpus: [0, 1], program: forever })) as number,
+        );
+      for (;;) yield wait();
+    },
+  });
+  k.runUntil(50_000);
+  const tasks = kids.map((pid) => k.taskByPid(pid)!);
+  assert.deepEqual(
+    tasks.map((t) => t.cpu),
+    [0, 0, 0, 0],
+  );
+  assert.equal(k.counters.wakePlacement.fork_idlest_group ?? 0, 0);
+  for (const t of tasks) assert.deepEqual(Array.from(t.cpusAllowed), [1, 1, 0, 0, 0, 0, 0, 0]);
+  // a starting CPU outside the affinity is refused, naming the child
+  const k2 = kernel("xeon-x5472", "4.8");
+  k2.spawn({
+    comm: "parent",
+    cpu: 0,
+    program: function* () {
+      yield fork({ comm: "bad", cpu: 3, cpus: [0, 1], program: forever });
+    },
+  });
+  assert.throws(() => k2.runUntil(50_000), /spawn bad: cpu 3 is outside its affinity/);
+});
+
 test("2.6.29 core2-2x2 with cpu3 offline: fork balancing weighs groups by __cpu_power", () => {
   const place = (patches: Patch[]) => {
     const k = kernel("core2-2x2", "2.6.29", { offline: [3], patches });
