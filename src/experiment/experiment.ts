@@ -12,29 +12,14 @@ import { ERAS, isEra, type Era } from "../kernel/features";
 import { Patch, checkTunable } from "../patch/patch";
 import type { Workload } from "../workload/workload";
 import { iterationSeed } from "../sim/random";
-import { buildKernel, runIteration, type HotplugEvent, type RunLimits } from "./run";
+import { buildKernel, runIteration, type HotplugEvent } from "./run";
+import type { RunOptions } from "./options";
 import type { DomainTree } from "../kernel/topology/sched_domain";
 import { Results } from "./results";
 import type { ExperimentSpec, IterationResult, ResultsData } from "./types";
 import { VERSION } from "../version";
 
-/** Options of Experiment.run: how many iterations, the seed, the run length, tracing. */
-export interface RunOptions extends RunLimits {
-  /** Iterations per variant (default 1). */
-  iterations?: number;
-  /** Master seed; iteration i of every variant uses the same derived seed (default 1). */
-  seed?: number | string;
-  /** Simulated seconds per iteration (default: the workload's). */
-  duration?: number;
-  /** Simulated seconds excluded from the metrics (default: the workload's). */
-  warmup?: number;
-  /** Record sched_switch/wakeup/migrate records for trace export and timelines. */
-  trace?: boolean;
-  /** Called after each iteration (progress lines). */
-  onProgress?: (done: number, total: number, last: IterationResult) => void;
-  /** Check kernel invariants every this many simulated seconds (default: at the end only). */
-  checkEvery?: number;
-}
+export type { RunOptions } from "./options";
 
 /** One (variant, iteration) of an experiment. */
 export interface IterationJob {
@@ -398,6 +383,14 @@ export class Experiment {
       if (v !== undefined && !(Number.isInteger(v) && v > 0))
         throw new Error(`run: ${key} must be a positive integer (got ${v})`);
     }
+    const sm = opts.sample;
+    if (
+      sm !== undefined &&
+      !(Number.isFinite(sm?.every) && sm.every > 0 && typeof sm.fn === "function")
+    )
+      throw new Error(
+        `run: sample must be { every: seconds > 0, fn: (k) => ({ name: number }) } (got every = ${sm?.every})`,
+      );
     const variants = this.#variantList();
     return {
       machine:
@@ -456,6 +449,10 @@ export class Experiment {
       maxEvents: opts.maxEvents,
       maxHeapMb: opts.maxHeapMb,
       checkEveryNs: opts.checkEvery ? Math.round(opts.checkEvery * 1e9) : 0,
+      onKernel: opts.onKernel ? (k) => opts.onKernel!(k, job.variant, job.iteration) : undefined,
+      sample: opts.sample
+        ? { everyNs: Math.round(opts.sample.every * 1e9), fn: opts.sample.fn }
+        : undefined,
       tunables: this.#props.tunables,
       hotplug: this.#props.hotplug,
     }).result;

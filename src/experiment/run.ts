@@ -48,6 +48,20 @@ export interface IterationSpec extends RunLimits {
   tunables?: Record<string, number>;
   /** Called with the kernel before the workload is set up (tests and explain use it). */
   onKernel?: (k: Kernel) => void;
+  /** Read kernel state every `everyNs` simulated ns into series "sample.<key>" (and "sample.t"). */
+  sample?: KernelSampler;
+}
+
+/**
+ * A periodic probe: `fn` reads the kernel (it must not change it) and returns named numbers.
+ * The run stops the clock at each sample time, as it does for invariant checks, so a sampled
+ * run schedules exactly the same events as an unsampled one.
+ */
+export interface KernelSampler {
+  /** Simulated ns between samples. */
+  everyNs: number;
+  /** Reads the kernel (must not change it); returns named numbers. */
+  fn: (k: Kernel) => Record<string, number>;
 }
 
 /** A CPU going offline or coming online during a run. */
@@ -100,27 +114,54 @@ export function runIteration(spec: IterationSpec): { result: IterationResult; ke
     k.at(h.atNs, () => (h.online ? cpuUp(k, h.cpu) : cpuDown(k, h.cpu)));
   const step = spec.checkEveryNs ?? 0;
   const limited = (spec.maxEvents ?? 0) > 0 || (spec.maxHeapMb ?? 0) > 0;
-  if (step > 0 || limited) {
+  const samples: Record<string, number[]> = {};
+  const sampleNs = spec.sample?.everyNs ?? 0;
+  if (step > 0 || limited || sampleNs > 0) {
     // with a limit, look every 10 simulated ms (or at each invariant check)
-    const dt = step > 0 ? step : 10_000_000;
-    for (let t = dt; t < end; t += dt) {
+    const dt = step > 0 ? step : limited ? 10_000_000 : Number.POSITIVE_INFINITY;
+    let nextCheck = dt;
+    let nextSample = sampleNs > 0 ? sampleNs : Number.POSITIVE_INFINITY;
+    for (let t = Math.min(nextCheck, nextSample); t < end; t = Math.min(nextCheck, nextSample)) {
       k.runUntil(t);
-      if (step > 0) k.checkInvariants();
-      if (limited) checkLimits(spec, k, wl, t);
+      if (t === nextCheck) {
+        if (step > 0) k.checkInvariants();
+        if (limited) checkLimits(spec, k, wl, t);
+        nextCheck += dt;
+      }
+      if (t === nextSample) {
+        takeSample(samples, t, spec.sample!.fn(k));
+        nextSample += sampleNs;
+      }
     }
   }
   k.runUntil(end);
   if (limited) checkLimits(spec, k, wl, end);
   k.flushAccounting();
   k.checkInvariants();
-  const result = collect(
-    spec,
-    k,
-    end,
-    sortKeys(wl.metrics()),
-    sortKeys(wl.series ? wl.series() : {}),
-  );
+  const series = { ...(wl.series ? wl.series() : {}), ...samples };
+  const result = collect(spec, k, end, sortKeys(wl.metrics()), sortKeys(series));
   return { result, kernel: k };
+}
+
+function takeSample(
+  out: Record<string, number[]>,
+  t: number,
+  values: Record<string, number>,
+): void {
+  append(out, "sample.t", t);
+  for (const [key, v] of Object.entries(values)) {
+    if (typeof v !== "number")
+      throw new Error(
+        `sample: the probe returned ${JSON.stringify(v)} for "${key}"; values must be numbers`,
+      );
+    append(out, `sample.${key}`, v);
+  }
+}
+
+function append(out: Record<string, number[]>, key: string, v: number): void {
+  const list = out[key];
+  if (list) list.push(v);
+  else out[key] = [v];
 }
 
 /**
