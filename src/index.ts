@@ -32,7 +32,7 @@ export type {
 } from "./experiment/types";
 export type { TraceRecord, MigrationReason } from "./kernel/trace";
 export { TraceBuffer, DEFAULT_TRACE_LIMIT } from "./kernel/trace";
-export { RunLimitError } from "./experiment/run";
+export { RunLimitError, type RunLimits, type KernelSampler } from "./experiment/run";
 export { runIteration, buildKernel, type IterationSpec } from "./experiment/run";
 export { patch, Patch, applyPatches, type PatchSource } from "./patch/patch";
 export { hookNames, hookDescription, type HookName, type HookTypes } from "./kernel/hooks";
@@ -48,6 +48,38 @@ export {
   defaultGroupCapacity,
 } from "./kernel/topology/topology";
 export type { SchedDomain, SchedGroup, DomainTree } from "./kernel/topology/sched_domain";
+/** The sched-domain flags (include/linux/sched/sd_flags.h; the 2.6.x ones where an era has them). */
+export {
+  SD_LOAD_BALANCE,
+  SD_BALANCE_NEWIDLE,
+  SD_BALANCE_EXEC,
+  SD_BALANCE_FORK,
+  SD_BALANCE_WAKE,
+  SD_WAKE_AFFINE,
+  SD_SHARE_CPUCAPACITY,
+  SD_SHARE_PKG_RESOURCES,
+  SD_SERIALIZE,
+  SD_PREFER_SIBLING,
+  SD_NUMA,
+  SD_ASYM_PACKING,
+  SD_POWERSAVINGS_BALANCE,
+  SD_WAKE_IDLE,
+  SD_WAKE_BALANCE,
+  SD_FLAG_NAMES,
+  sdFlagNames,
+} from "./kernel/topology/sched_domain";
+/** Group types in each balancer family's order, migration types, and the balancer's load/util helpers. */
+export {
+  GROUP_TYPES_48,
+  GROUP_TYPES_56,
+  MIGRATION_TYPES,
+  SCHED_LOAD_SCALE,
+  type GroupType48,
+  type GroupType56,
+} from "./kernel/fair/lb/types";
+export { cpuUtil, cpuAvgLoadPerTask } from "./kernel/fair/lb/common";
+export { NICE_0_LOAD } from "./kernel/sched";
+export { SCHED_CAPACITY_SCALE } from "./machine/builder";
 export { Kernel, type SpawnSpec } from "./kernel/core/core";
 export {
   run,

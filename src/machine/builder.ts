@@ -26,6 +26,7 @@ export const NUMBERINGS: readonly Numbering[] = ["thread-major", "core-major"];
 export const LOCAL_DISTANCE = 10;
 /** Default remote distance: the usual 2-socket SLIT value (REMOTE_DISTANCE is 20 in the kernel). */
 export const DEFAULT_REMOTE_DISTANCE = 21;
+/** The capacity of the biggest CPU at its highest frequency (SCHED_CAPACITY_SCALE). */
 export const SCHED_CAPACITY_SCALE = 1024;
 
 /** Partial cost overrides; the per-share-level tables may be given in part. */

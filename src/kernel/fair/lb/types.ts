@@ -26,8 +26,15 @@ export const SCHED_NR_MIGRATE_BREAK = 32;
 export const MAX_PINNED_INTERVAL = 512;
 export const SCHED_LOAD_SCALE = 1024; // SCHED_CAPACITY_SCALE / NICE_0_LOAD as the balancer sees them
 
-/** enum migration_type (5.5+). Older eras always migrate load. */
-export type MigrationType = "migrate_load" | "migrate_util" | "migrate_task" | "migrate_misfit";
+/** enum migration_type (5.5+), in the kernel's order. Older eras always migrate load. */
+export const MIGRATION_TYPES = [
+  "migrate_load",
+  "migrate_util",
+  "migrate_task",
+  "migrate_misfit",
+] as const;
+/** What load_balance moves to fix the imbalance (enum migration_type). */
+export type MigrationType = (typeof MIGRATION_TYPES)[number];
 
 /** task_struct as the balancer reads it. */
 export interface LbTask {
