@@ -2,6 +2,7 @@
 import * as workloadBasic from "./workload/basic";
 import { schedFair } from "./workload/sched_fair";
 import { withBackground } from "./workload/background";
+import { mix } from "./workload/mix";
 import { schbench as schbenchFactory } from "./workload/schbench";
 import * as patchSeeds from "./patch/seeds/index";
 
@@ -139,6 +140,8 @@ export const workload = {
   withBackground,
   /** schbench (2016-2020): message threads waking workers; wakeup latency percentiles (seed 003). */
   schbench: schbenchFactory,
+  /** Several workloads at once; the first keeps its metric names, the others are prefixed. */
+  mix,
 };
 
 /** The published patches, as data. */

@@ -11,6 +11,7 @@ import {
 import { ERAS, isEra, type Era } from "../kernel/features";
 import { Patch, checkTunable } from "../patch/patch";
 import type { Workload } from "../workload/workload";
+import { mix } from "../workload/mix";
 import { iterationSeed } from "../sim/random";
 import { buildKernel, runIteration, type HotplugEvent } from "./run";
 import type { RunOptions } from "./options";
@@ -275,7 +276,9 @@ export class Experiment {
   }
 
   /**
-   * What runs on the machine: a Workload from the `workload` factories or your own.
+   * What runs on the machine: a Workload from the `workload` factories or your own. Several
+   * run together as `workload.mix(w, ...more)`: w's figures keep their names, the others' are
+   * prefixed with their workload's name.
    *
    * @example
    * ```ts
@@ -289,10 +292,10 @@ export class Experiment {
    * pingpong {"pairs":2,"seconds":0.5} 0.5 s
    * ```
    */
-  workload(w: Workload): Experiment {
+  workload(w: Workload, ...more: Workload[]): Experiment {
     if (!w || typeof w.setup !== "function")
       throw new Error("workload: expected a Workload (e.g. workload.hogs({...}))");
-    return this.#with({ workload: w });
+    return this.#with({ workload: more.length ? mix(w, ...more) : w });
   }
 
   /**
