@@ -2,7 +2,7 @@
 import { Command, CommanderError } from "commander";
 import * as os from "node:os";
 import * as path from "node:path";
-import { presetNames, preset } from "./machine/presets";
+import { machineByName, presetNames, preset } from "./machine/presets";
 import { ERAS, fairPolicyNote, isEra } from "./kernel/features";
 import { hookDescription, hookNames } from "./kernel/hooks";
 import { buildSchedDomains, describeDomains } from "./kernel/topology/topology";
@@ -131,7 +131,7 @@ async function reproduceCmd(ids: string[], flags: ReproduceFlags): Promise<numbe
 }
 
 function domainsCmd(name: string, flags: { era?: string; offline?: string }): number {
-  const m = preset(name);
+  const m = machineByName(name);
   const era = flags.era ?? "6.19";
   if (!isEra(era)) throw new Error(`--era must be one of ${ERAS.join(", ")} (got ${era})`);
   const online = [...m.online];
@@ -222,8 +222,11 @@ function program(status: { code: number }): Command {
         process.stdout.write(`${name.padEnd(14)} ${preset(name).description}\n`);
     });
   sub("domains")
-    .description("the sched domains the kernel of an era builds on a preset")
-    .argument("<preset>", `a machine preset (${presetNames().join(", ")})`)
+    .description("the sched domains the kernel of an era builds on a machine")
+    .argument(
+      "<machine>",
+      `a machine preset (${presetNames().join(", ")}) or a machine file (FILE.json, docs/file-formats.md)`,
+    )
     .option("--era <E>", `kernel era (${ERAS.join(", ")})`, "6.19")
     .option("--offline <CPU,CPU>", "CPUs to take offline")
     .action((name: string, flags: { era?: string; offline?: string }) => {

@@ -38,7 +38,14 @@ export { runIteration, buildKernel, type IterationSpec } from "./experiment/run"
 export { patch, Patch, applyPatches, type PatchSource } from "./patch/patch";
 export { hookNames, hookDescription, type HookName, type HookTypes } from "./kernel/hooks";
 export { ERAS, eraDefaults, type Era, type Features, type Tunables } from "./kernel/features";
-export { preset, presetNames, presetSpec, machineFromSpec } from "./machine/presets";
+export {
+  preset,
+  presetNames,
+  presetSpec,
+  machineFromSpec,
+  machineFromFile,
+  machineByName,
+} from "./machine/presets";
 export { machineSpecSchema } from "./machine/schema";
 export type { MachineSpec, Sourced } from "./machine/schema";
 export { machineBuilder } from "./machine/builder";

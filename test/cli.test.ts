@@ -113,6 +113,27 @@ test("schedlab domains says when the era's fair class runs CFS where the kernel 
   assert.doesNotMatch(r48.stdout, /EEVDF/);
 });
 
+test("schedlab domains takes a machine file as well as a preset; a malformed file exits 2 naming the field", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "schedlab-machine-"));
+  const preset = JSON.parse(
+    fs.readFileSync(path.join(__dirname, "..", "data", "machines", "xeon-x5472.json"), "utf8"),
+  );
+  const good = path.join(dir, "mybox.json");
+  fs.writeFileSync(good, JSON.stringify({ ...preset, name: "mybox" }));
+  const fromFile = cli("domains", good, "--era", "4.8");
+  assert.equal(fromFile.status, 0, fromFile.stderr);
+  assert.equal(fromFile.stdout, cli("domains", "xeon-x5472", "--era", "4.8").stdout);
+  const bad = path.join(dir, "bad.json");
+  fs.writeFileSync(bad, JSON.stringify({ ...preset, topology: { ...preset.topology, llc: "l3" } }));
+  const r = cli("domains", bad);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /bad.json: topology.llc must be one of die, package, l2 \(got "l3"\)/);
+  assert.equal(r.stdout, "");
+  const missing = cli("domains", path.join(dir, "none.json"));
+  assert.equal(missing.status, 2);
+  assert.match(missing.stderr, /machine file .*none.json: cannot read it \(ENOENT\)/);
+});
+
 test("Ctrl-C stops the runs, names what finished and writes no report", {
   timeout: 60_000,
 }, async () => {

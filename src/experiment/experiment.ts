@@ -1,6 +1,6 @@
 // The fluent API: topology(...).workload(w).variants({...}).run({...}).
 import type { Machine } from "../machine/types";
-import { preset } from "../machine/presets";
+import { machineFromFile, preset } from "../machine/presets";
 import type { MachineBuilder } from "../machine/builder";
 import {
   buildMachine,
@@ -571,6 +571,9 @@ export class Experiment {
 export function topology(machine?: string | Machine): Experiment {
   if (machine === undefined) return start({ kind: "builder", steps: [] });
   if (typeof machine === "string") {
+    // a machine file is read now and recorded in the spec as the machine itself
+    if (machine.endsWith(".json"))
+      return start({ kind: "machine", machine: machineFromFile(machine) });
     preset(machine); // validates the name now, with the list of accepted presets
     return start({ kind: "preset", name: machine });
   }

@@ -63,6 +63,30 @@ export function presetSpec(name: string): MachineSpec {
   return spec;
 }
 
+/** A Machine from a machine file of the preset schema (docs/file-formats.md), anywhere on disk. */
+export function machineFromFile(file: string): Machine {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (e) {
+    throw new Error(
+      `machine file ${file}: cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+    );
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`machine file ${file}: not valid JSON: ${(e as Error).message}`);
+  }
+  return machineFromSpec(raw, file);
+}
+
+/** A preset name, or a path to a machine file (anything ending in .json). */
+export function machineByName(nameOrFile: string): Machine {
+  return nameOrFile.endsWith(".json") ? machineFromFile(nameOrFile) : preset(nameOrFile);
+}
+
 /** A fresh Machine for a preset; callers may mutate it freely. */
 export function preset(name: string): Machine {
   return machineFromSpec(presetSpec(name), `preset ${name}`);

@@ -1,7 +1,13 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { describeDomains, topology } from "../../src/index";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { costFigureNames } from "../../src/machine/builder";
 import {
+  machineByName,
+  machineFromFile,
   machineFromSpec,
   preset,
   presetNames,
@@ -203,4 +209,16 @@ test("malformed machine files are refused by the schema, naming the field, the v
   for (const [what, mutate, re] of cases) {
     assert.throws(() => machineFromSpec(mutate(base()), "test"), re, what);
   }
+});
+
+test("a machine file anywhere on disk builds the same machine as its preset, through topology() too", () => {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "schedlab-")), "box.json");
+  fs.writeFileSync(file, JSON.stringify(presetSpec("numa-2x12x2")));
+  assert.deepEqual(machineFromFile(file), preset("numa-2x12x2"));
+  assert.deepEqual(machineByName(file), preset("numa-2x12x2"));
+  assert.equal(
+    describeDomains(topology(file).era("5.6").domains()),
+    describeDomains(topology("numa-2x12x2").era("5.6").domains()),
+  );
+  assert.throws(() => topology(`${file}.missing.json`), /machine file .*cannot read it \(ENOENT\)/);
 });
