@@ -3,6 +3,7 @@ import { Command, CommanderError } from "commander";
 import * as os from "node:os";
 import * as path from "node:path";
 import { machineByName, presetNames, preset } from "./machine/presets";
+import { machineImportCmd, type MachineImportFlags } from "./cli_machine";
 import { ERAS, fairPolicyNote, isEra } from "./kernel/features";
 import { hookDescription, hookNames } from "./kernel/hooks";
 import { buildSchedDomains, describeDomains } from "./kernel/topology/topology";
@@ -153,7 +154,7 @@ function domainsCmd(name: string, flags: { era?: string; offline?: string }): nu
   return 0;
 }
 
-const COMMANDS = ["reproduce", "list", "presets", "domains", "hooks", "help"];
+const COMMANDS = ["reproduce", "list", "presets", "domains", "machine", "hooks", "help"];
 
 /** The command line, parsed by commander; each action leaves its exit status in `status`. */
 function program(status: { code: number }): Command {
@@ -231,6 +232,25 @@ function program(status: { code: number }): Command {
     .option("--offline <CPU,CPU>", "CPUs to take offline")
     .action((name: string, flags: { era?: string; offline?: string }) => {
       status.code = domainsCmd(name, flags);
+    });
+  const machine = sub("machine").description("machines without a preset: import one from Linux");
+  machine
+    .command("import")
+    .exitOverride()
+    .configureOutput({ outputError: () => {} })
+    .description("a machine file from a sysfs tree or lscpu output (stdout, or -o FILE)")
+    .argument(
+      "[source]",
+      "a sysfs directory (default /sys/devices/system), an lscpu -p / -e output file, or - (stdin)",
+    )
+    .option(
+      "--profile <PRESET>",
+      `the preset whose cost figures are borrowed (${presetNames().join(", ")}; default x86-104t)`,
+    )
+    .option("--name <NAME>", "the machine's name (default: imported)")
+    .option("-o, --output <FILE>", "write the machine file here instead of stdout")
+    .action((source: string | undefined, flags: MachineImportFlags) => {
+      status.code = machineImportCmd(source, flags);
     });
   sub("hooks")
     .description("the decision points a patch can replace")

@@ -47,6 +47,25 @@ export {
   machineByName,
 } from "./machine/presets";
 export { machineSpecSchema } from "./machine/schema";
+export {
+  importMachine,
+  DEFAULT_PROFILE,
+  type ImportOptions,
+  type ImportResult,
+} from "./machine/import";
+export {
+  readSysfsDir,
+  readSysfs,
+  readLscpu,
+  sysfsFilesOf,
+  mapReader,
+  dirReader,
+  parseCpuList,
+  formatCpuList,
+  type CpuRecord,
+  type CpuTable,
+  type FileReader,
+} from "./machine/sysfs";
 export type { MachineSpec, Sourced } from "./machine/schema";
 export { machineBuilder } from "./machine/builder";
 export type { Machine, CpuInfo, CostModel, ShareLevel, IdleState } from "./machine/types";

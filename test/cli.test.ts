@@ -134,6 +134,44 @@ test("schedlab domains takes a machine file as well as a preset; a malformed fil
   assert.match(missing.stderr, /machine file .*none.json: cannot read it \(ENOENT\)/);
 });
 
+test("schedlab machine import reads a sysfs tree or lscpu output into a machine file that domains takes", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "schedlab-import-"));
+  const tree = path.join(dir, "system");
+  const files = JSON.parse(
+    fs.readFileSync(path.join(__dirname, "machine", "fixtures", "dev-2cpu.sysfs.json"), "utf8"),
+  );
+  for (const [rel, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(tree, rel)), { recursive: true });
+    fs.writeFileSync(path.join(tree, rel), text as string);
+  }
+  const out = path.join(dir, "box.json");
+  const r = cli("machine", "import", tree, "--profile", "xeon-x5472", "--name", "box", "-o", out);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(
+    r.stderr,
+    /warning: costs and idle states: every figure borrowed from profile xeon-x5472/,
+  );
+  assert.match(r.stderr, /imported 1 package\(s\) x 2 core\(s\) x 1 thread\(s\), LLC per package/);
+  assert.equal(JSON.parse(fs.readFileSync(out, "utf8")).name, "box");
+  const d = cli("domains", out, "--era", "5.6");
+  assert.equal(d.status, 0, d.stderr);
+  assert.match(d.stdout, /domain-0: MC span=0-1/);
+  const lscpu = path.join(dir, "lscpu.txt");
+  fs.writeFileSync(
+    lscpu,
+    "CPU NODE SOCKET CORE L1d:L1i:L2:L3 ONLINE\n0 0 0 0 0:0:0:0 yes\n1 0 0 1 1:1:1:0 yes\n",
+  );
+  const l = cli("machine", "import", lscpu);
+  assert.equal(l.status, 0, l.stderr);
+  assert.equal(JSON.parse(l.stdout).topology.coresPerSocket, 2);
+  const bad = cli("machine", "import", path.join(dir, "nope"));
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /machine import: .*nope does not exist \(give a sysfs directory/);
+  const prof = cli("machine", "import", tree, "--profile", "vax");
+  assert.equal(prof.status, 2);
+  assert.match(prof.stderr, /profile: unknown preset "vax"; accepted: core2-2x2/);
+});
+
 test("Ctrl-C stops the runs, names what finished and writes no report", {
   timeout: 60_000,
 }, async () => {

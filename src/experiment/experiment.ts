@@ -1,6 +1,8 @@
 // The fluent API: topology(...).workload(w).variants({...}).run({...}).
 import type { Machine } from "../machine/types";
-import { machineFromFile, preset } from "../machine/presets";
+import { machineFromFile, machineFromSpec, preset } from "../machine/presets";
+import { importMachine, type ImportOptions } from "../machine/import";
+import { readSysfsDir } from "../machine/sysfs";
 import type { MachineBuilder } from "../machine/builder";
 import {
   buildMachine,
@@ -14,7 +16,7 @@ import type { Workload } from "../workload/workload";
 import { mix } from "../workload/mix";
 import { iterationSeed } from "../sim/random";
 import { buildKernel, runIteration, type HotplugEvent } from "./run";
-import type { RunOptions } from "./options";
+import { runIterations, runTimes, type RunOptions } from "./options";
 import type { DomainTree } from "../kernel/topology/sched_domain";
 import { Results } from "./results";
 import type { ExperimentSpec, IterationResult, ResultsData } from "./types";
@@ -380,7 +382,7 @@ export class Experiment {
   /** A JSON description of what run(opts) would run: enough to run it again. */
   spec(opts: RunOptions = {}): ExperimentSpec {
     const wl = this.#requireWorkload();
-    const { durationNs, warmupNs } = this.#times(opts);
+    const { durationNs, warmupNs } = runTimes(opts, this.#requireWorkload());
     for (const key of ["maxEvents", "traceLimit", "maxHeapMb"] as const) {
       const v = opts[key];
       if (v !== undefined && !(Number.isInteger(v) && v > 0))
@@ -405,7 +407,7 @@ export class Experiment {
       era: this.#props.era,
       workload: { name: wl.name, params: wl.params },
       variants: Object.fromEntries(variants.map(([n, ps]) => [n, ps.map((p) => p.name)])),
-      iterations: this.#iterations(opts),
+      iterations: runIterations(opts),
       seed: String(opts.seed ?? 1),
       durationNs,
       warmupNs,
@@ -417,7 +419,7 @@ export class Experiment {
   /** Every (variant, iteration) this experiment runs, in the order runSync runs them. */
   jobs(opts: RunOptions = {}): IterationJob[] {
     const out: IterationJob[] = [];
-    const n = this.#iterations(opts);
+    const n = runIterations(opts);
     for (let i = 0; i < n; i++)
       for (const [variant] of this.#variantList()) out.push({ variant, iteration: i });
     return out;
@@ -518,37 +520,6 @@ export class Experiment {
     if (!this.#props.workload) throw new Error("run: no workload; call .workload(...) first");
     return this.#props.workload;
   }
-
-  #iterations(opts: RunOptions): number {
-    const n = opts.iterations ?? 1;
-    if (!Number.isInteger(n) || n < 1)
-      throw new Error(`run: iterations must be a positive integer (got ${n})`);
-    return n;
-  }
-
-  #times(opts: RunOptions): { durationNs: number; warmupNs: number } {
-    const wl = this.#requireWorkload();
-    if (
-      opts.duration !== undefined &&
-      !(typeof opts.duration === "number" && opts.duration > 0 && Number.isFinite(opts.duration))
-    ) {
-      throw new Error(`run: duration must be a positive number of seconds (got ${opts.duration})`);
-    }
-    if (
-      opts.warmup !== undefined &&
-      !(typeof opts.warmup === "number" && opts.warmup >= 0 && Number.isFinite(opts.warmup))
-    ) {
-      throw new Error(`run: warmup must be a number of seconds >= 0 (got ${opts.warmup})`);
-    }
-    const durationNs =
-      opts.duration !== undefined ? Math.round(opts.duration * 1e9) : wl.defaultDurationNs;
-    const warmupNs = opts.warmup !== undefined ? Math.round(opts.warmup * 1e9) : wl.defaultWarmupNs;
-    if (warmupNs >= durationNs)
-      throw new Error(
-        `run: warmup (${warmupNs / 1e9} s) must be shorter than the duration (${durationNs / 1e9} s)`,
-      );
-    return { durationNs, warmupNs };
-  }
 }
 
 /**
@@ -583,6 +554,13 @@ export function topology(machine?: string | Machine): Experiment {
     `topology: expected a preset name, a Machine or nothing (got ${JSON.stringify(machine)})`,
   );
 }
+
+/**
+ * The machine this code runs on (or any sysfs tree copied elsewhere), imported as
+ * `schedlab machine import` does; its costs are borrowed from `opts.profile` (a preset).
+ */
+topology.fromSysfs = (dir = "/sys/devices/system", opts: ImportOptions = {}): Experiment =>
+  topology(machineFromSpec(importMachine(readSysfsDir(dir), opts).spec, dir));
 
 function start(source: MachineSource): Experiment {
   return new Experiment({

@@ -3,6 +3,7 @@
 import type { Kernel } from "../kernel/core/core";
 import type { RunLimits } from "./run";
 import type { IterationResult } from "./types";
+import type { Workload } from "../workload/workload";
 
 /** Options of Experiment.run: how many iterations, the seed, the run length, tracing. */
 export interface RunOptions extends RunLimits {
@@ -32,4 +33,36 @@ export interface RunOptions extends RunLimits {
   };
   /** Check kernel invariants every this many simulated seconds (default: at the end only). */
   checkEvery?: number;
+}
+
+/** The iterations per variant `opts` asks for, checked. */
+export function runIterations(opts: RunOptions): number {
+  const n = opts.iterations ?? 1;
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`run: iterations must be a positive integer (got ${n})`);
+  return n;
+}
+
+/** The run length and warm-up `opts` asks for (else the workload's), checked. */
+export function runTimes(opts: RunOptions, wl: Workload): { durationNs: number; warmupNs: number } {
+  if (
+    opts.duration !== undefined &&
+    !(typeof opts.duration === "number" && opts.duration > 0 && Number.isFinite(opts.duration))
+  ) {
+    throw new Error(`run: duration must be a positive number of seconds (got ${opts.duration})`);
+  }
+  if (
+    opts.warmup !== undefined &&
+    !(typeof opts.warmup === "number" && opts.warmup >= 0 && Number.isFinite(opts.warmup))
+  ) {
+    throw new Error(`run: warmup must be a number of seconds >= 0 (got ${opts.warmup})`);
+  }
+  const durationNs =
+    opts.duration !== undefined ? Math.round(opts.duration * 1e9) : wl.defaultDurationNs;
+  const warmupNs = opts.warmup !== undefined ? Math.round(opts.warmup * 1e9) : wl.defaultWarmupNs;
+  if (warmupNs >= durationNs)
+    throw new Error(
+      `run: warmup (${warmupNs / 1e9} s) must be shorter than the duration (${durationNs / 1e9} s)`,
+    );
+  return { durationNs, warmupNs };
 }

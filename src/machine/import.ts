@@ -1,0 +1,209 @@
+// A machine file from what Linux says about a real machine (sysfs.ts's CPU table): the topology
+// parameters of the preset schema, inferred and then checked CPU by CPU against the machine
+// they build, and the costs of a chosen profile, each marked as not measured on this machine.
+import { NUMBERINGS, type LlcSpan } from "./builder";
+import { machineFromSpec, presetNames, presetSpec } from "./presets";
+import type { MachineSpec } from "./schema";
+import type { CpuRecord, CpuTable } from "./sysfs";
+import type { Machine } from "./types";
+
+/** Options of an import: the machine's name and the preset whose costs it borrows. */
+export interface ImportOptions {
+  /** The machine's name (default "imported"). */
+  name?: string;
+  /** The preset whose cost figures and idle states are used (default "x86-104t"). */
+  profile?: string;
+}
+
+/** The machine file, what could not be read and was defaulted, and the CPUs that were offline. */
+export interface ImportResult {
+  spec: MachineSpec;
+  /** One line per default taken or figure borrowed: print them, they are guesses. */
+  warnings: string[];
+  /** Present CPUs that were offline when read (place them offline with `.offline(...)`). */
+  offline: number[];
+}
+
+/** The preset whose costs an import borrows unless told otherwise: a recent x86 server. */
+export const DEFAULT_PROFILE = "x86-104t";
+
+/** A machine file for the CPUs of `t`; throws, naming the source and the field, where the
+ * layout is not one the preset schema can describe. */
+export function importMachine(t: CpuTable, opts: ImportOptions = {}): ImportResult {
+  const where = t.source;
+  const profile = opts.profile ?? DEFAULT_PROFILE;
+  if (!presetNames().includes(profile))
+    throw new Error(
+      `profile: unknown preset ${JSON.stringify(profile)}; accepted: ${presetNames().join(", ")}`,
+    );
+  const warnings = t.missing.map((m) => `${where}: missing ${m}`);
+  const present = t.cpus.map((c) => c.cpu);
+  if (present.length === 0) throw new Error(`${where}: no CPUs listed`);
+  present.forEach((c, i) => {
+    if (c !== i)
+      throw new Error(
+        `${where}: present CPUs must be 0..${present.length - 1} (cpu ${i} is missing); sparse numbering is not modelled`,
+      );
+  });
+  const known = t.cpus.filter((c) => c.online && c.package !== null);
+  const placed = known.length > 0 ? known : t.cpus.filter((c) => c.online);
+  const offline = t.cpus.filter((c) => !c.online).map((c) => c.cpu);
+  if (offline.length)
+    warnings.push(
+      `cpu ${offline.join(",")}: offline when read; placed by the regular layout of the others (take them offline with .offline(${offline.join(", ")}))`,
+    );
+
+  const pkgOf = (c: CpuRecord) => c.package ?? 0;
+  const dieKey = (c: CpuRecord) => `${pkgOf(c)}:${c.die ?? 0}`;
+  const coreOf = (c: CpuRecord) => c.coreCpus ?? [c.cpu];
+  const sockets = new Set(placed.map(pkgOf)).size;
+  const dies = new Set(placed.map(dieKey)).size / sockets;
+  const threads = Math.max(...placed.map((c) => coreOf(c).length));
+  const total = present.length;
+  const coresPerSocket = total / (sockets * threads);
+  if (!Number.isInteger(dies))
+    throw new Error(
+      `${where}: topology/die_id: packages have different numbers of dies; not modelled`,
+    );
+  if (!Number.isInteger(coresPerSocket))
+    throw new Error(
+      `${where}: ${total} CPUs do not divide into ${sockets} package(s) of cores with ${threads} thread(s) each; irregular machines are not modelled`,
+    );
+  const first = placed[0];
+  const l2SharedBy = first.l2Cpus ? first.l2Cpus.length / threads : 1;
+  if (!Number.isInteger(l2SharedBy) || l2SharedBy < 1)
+    throw new Error(
+      `${where}: cpu${first.cpu}/cache L2 shared_cpu_list ${first.l2Cpus} is not whole cores`,
+    );
+  const nodes = new Set(placed.map((c) => c.node ?? 0)).size;
+
+  let llc: LlcSpan = "package";
+  if (first.llcCpus) {
+    const same = (a: number[]) => sameSet(a, first.llcCpus!);
+    const pkgCpus = placed.filter((c) => pkgOf(c) === pkgOf(first)).map((c) => c.cpu);
+    const dieCpus = placed.filter((c) => dieKey(c) === dieKey(first)).map((c) => c.cpu);
+    const online = (list: number[]) => list.filter((c) => t.cpus[c]?.online);
+    if (first.l2Cpus && same(first.l2Cpus)) llc = "l2";
+    else if (same(online(dieCpus)) && dies > 1) llc = "die";
+    else if (same(online(pkgCpus)) || same(pkgCpus)) llc = "package";
+    else
+      throw new Error(
+        `${where}: cpu${first.cpu}'s last-level cache (L${first.llcLevel}, CPUs ${first.llcCpus.join(",")}) spans neither its L2, its die nor its package; accepted: LLC per l2, die or package`,
+      );
+  }
+
+  const caps = new Set(placed.map((c) => c.capacity ?? 1024));
+  if (caps.size > 1)
+    throw new Error(
+      `${where}: cpu_capacity differs between CPUs (${[...caps].join(", ")}); asymmetric capacities are not modelled yet`,
+    );
+  const capacity = [...caps][0];
+
+  const prof = presetSpec(profile);
+  const borrowed = (what: string) => `profile ${profile}, not measured on this machine: ${what}`;
+  const costs = JSON.parse(JSON.stringify(prof.costs)) as MachineSpec["costs"];
+  for (const fig of Object.values(costs) as Array<Record<string, unknown>>) {
+    if (typeof fig.source === "string") fig.source = borrowed(fig.source);
+    else
+      for (const lv of Object.values(fig) as Array<{ source: string }>)
+        lv.source = borrowed(lv.source);
+  }
+  const idleStates = prof.idleStates.map((s) => ({
+    name: s.name,
+    polling: s.polling,
+    exitLatencyNs: { ...s.exitLatencyNs, source: borrowed(s.exitLatencyNs.source) },
+    targetResidencyNs: { ...s.targetResidencyNs, source: borrowed(s.targetResidencyNs.source) },
+  }));
+  warnings.push(
+    `costs and idle states: every figure borrowed from profile ${profile} (guesses for this machine)`,
+  );
+  const cacheFigure = (bytes: number | null, kind: "l2Bytes" | "llcBytes", file: string) => {
+    if (bytes !== null)
+      return { value: bytes, source: `${where}: cpu${first.cpu}/cache ${file} size` };
+    warnings.push(
+      `caches.${kind}: not in the source; profile ${profile}'s ${prof.caches[kind].value} bytes used`,
+    );
+    return { value: prof.caches[kind].value, source: borrowed(prof.caches[kind].source) };
+  };
+
+  const name = opts.name ?? "imported";
+  const base: Omit<MachineSpec, "topology"> & {
+    topology: Omit<MachineSpec["topology"], "numbering">;
+  } = {
+    name,
+    description: `Imported from ${where}: ${sockets} package(s) x ${coresPerSocket} core(s) x ${threads} thread(s), ${nodes} NUMA node(s); costs from profile ${profile}`,
+    topology: {
+      sockets,
+      diesPerSocket: dies,
+      coresPerSocket,
+      threadsPerCore: threads,
+      l2SharedBy,
+      llc,
+      nodes,
+      capacity,
+      source: `imported from ${where} (physical_package_id, die_id, thread_siblings_list, cache/index*/shared_cpu_list, node*/cpulist)`,
+    },
+    caches: {
+      l2Bytes: cacheFigure(first.l2Bytes, "l2Bytes", "L2"),
+      llcBytes: cacheFigure(first.llcBytes, "llcBytes", `L${first.llcLevel ?? "?"}`),
+    },
+    costs,
+    idleStates,
+  };
+  if (t.nodeDistance && t.nodeDistance.length === nodes)
+    base.nodeDistance = { value: t.nodeDistance, source: `${where}: node*/distance` };
+  else if (nodes > 1)
+    warnings.push(
+      `nodeDistance: not in the source; the builder's default (10 local, 21 remote) used`,
+    );
+
+  // the numbering whose machine puts every listed CPU where the source says it is
+  const mismatches: string[] = [];
+  for (const numbering of NUMBERINGS) {
+    const spec = { ...base, topology: { ...base.topology, numbering } } as MachineSpec;
+    let diff: string | null;
+    try {
+      diff = firstDifference(machineFromSpec(spec, `${where} (as ${numbering})`), placed, t);
+    } catch (e) {
+      diff = (e as Error).message;
+    }
+    if (diff === null) return { spec, warnings, offline };
+    mismatches.push(`${numbering}: ${diff}`);
+  }
+  throw new Error(
+    `${where}: the CPU numbering is neither of ${NUMBERINGS.join(", ")} (${mismatches.join("; ")}); irregular numbering is not modelled`,
+  );
+}
+
+function sameSet(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  const s = new Set(a);
+  return b.every((x) => s.has(x));
+}
+
+/** The first CPU whose core, L2, LLC, package or node in `m` differs from the source, or null. */
+function firstDifference(m: Machine, placed: CpuRecord[], t: CpuTable): string | null {
+  const online = (list: number[]) => list.filter((c) => t.cpus[c]?.online);
+  const members = (key: (i: Machine["cpus"][number]) => number, cpu: number) =>
+    online(m.cpus.filter((x) => key(x) === key(m.cpus[cpu])).map((x) => x.id));
+  const pkgCpus = (r: CpuRecord) =>
+    placed.filter((x) => (x.package ?? 0) === (r.package ?? 0)).map((x) => x.cpu);
+  const nodeCpus = (r: CpuRecord) =>
+    placed.filter((x) => (x.node ?? 0) === (r.node ?? 0)).map((x) => x.cpu);
+  for (const r of placed) {
+    const checks: Array<[string, number[] | null, (i: Machine["cpus"][number]) => number]> = [
+      ["core", r.coreCpus ?? [r.cpu], (i) => i.core],
+      ["L2", r.l2Cpus, (i) => i.l2],
+      ["LLC", r.llcCpus, (i) => i.llc],
+      ["package", pkgCpus(r), (i) => i.package],
+      ["node", nodeCpus(r), (i) => i.node],
+    ];
+    for (const [what, want, key] of checks) {
+      if (want === null) continue;
+      const got = members(key, r.cpu);
+      if (!sameSet(online(want), got))
+        return `cpu${r.cpu}'s ${what} would be ${got.join(",")}, the source says ${online(want).join(",")}`;
+    }
+  }
+  return null;
+}
