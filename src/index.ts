@@ -3,6 +3,7 @@ import * as workloadBasic from "./workload/basic";
 import { schedFair } from "./workload/sched_fair";
 import { withBackground } from "./workload/background";
 import { schbench as schbenchFactory } from "./workload/schbench";
+import { oltpRtMix as oltpRtMixFactory } from "./workload/oltp_rt_mix";
 import * as patchSeeds from "./patch/seeds/index";
 
 // Hooks register themselves when their kernel modules load; load them all here.
@@ -14,6 +15,7 @@ import "./kernel/topology/hooks";
 import "./reproduce/demo";
 import "./reproduce/seed002";
 import "./reproduce/seed003";
+import "./reproduce/seed004";
 
 export {
   topology,
@@ -104,6 +106,8 @@ export const workload = {
   withBackground,
   /** schbench (2016-2020): message threads waking workers; wakeup latency percentiles (seed 003). */
   schbench: schbenchFactory,
+  /** OLTP-like mix: fair transaction tasks on every CPU, RT server threads at a few levels (seed 004). */
+  oltpRtMix: oltpRtMixFactory,
 };
 
 /** The published patches, as data. */
@@ -206,6 +210,12 @@ export type {
 
 // seed 003
 export { schbench, SCHBENCH_WORKING_SET_BYTES, type SchbenchParams } from "./workload/schbench";
+export {
+  oltpRtMix,
+  OLTP_RT_MIX_DEFAULTS,
+  rtPrioOf,
+  type OltpRtMixParams,
+} from "./workload/oltp_rt_mix";
 export {
   LatencyHistogram,
   SCHBENCH_PERCENTILES,
