@@ -231,3 +231,9 @@ export {
   type MmtestsOptions,
 } from "./analysis/mmtests";
 export { SEED003_METRICS, publishedPercentiles, mergedHistogram } from "./reproduce/seed003";
+export {
+  SEED004_METRICS,
+  SEED004_VARIANTS,
+  pairedRatios,
+  seed004Experiment,
+} from "./reproduce/seed004";
