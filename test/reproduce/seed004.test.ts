@@ -47,7 +47,8 @@ test("004 ledger: the issue's metric and variant names, the ratio rows judged ag
 test("004 trade-off: equal-priority wakeups run sooner with <= than with < (p99, every iteration)", () => {
   const pre = res.values("rt_wakeup_latency_p99_us", "pre");
   const post = res.values("rt_wakeup_latency_p99_us", "post");
-  pre.forEach((x, i) => assert.ok(x < post[i] * 0.85, `iteration ${i}: ${x} vs ${post[i]}`));
+  for (const [i, x] of pre.entries())
+    assert.ok(x < post[i] * 0.85, `iteration ${i}: ${x} vs ${post[i]}`);
 });
 
 test("004 mechanism: < sends fewer wakeups through find_lowest_rq and leaves more for pull_rt_task", () => {
