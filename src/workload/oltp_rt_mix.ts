@@ -110,7 +110,8 @@ const expo = (mean: number, u: number) => -mean * Math.log(1 - u);
  * An OLTP-like box: fair transaction tasks on every CPU and RT server threads at a few priority
  * levels waking for short bursts. Metrics: `throughput_tps`, `push_rq_locks_per_s` (rq locks
  * taken on the RT push path: push targets and post_schedule's own lock), `push_target_locks_per_s`,
- * `pull_rq_locks_per_s`, `wakeup_rq_locks_per_s`, `rq_lock_wait_us_per_s` (spin on all paths),
+ * `pull_rq_locks_per_s`, `wakeup_rq_locks_per_s`, `rq_lock_wait_us_per_s` (spin on all paths) and
+ * `push_/pull_/wakeup_lock_wait_us_per_s`, `resched_ipis_per_s`, `rt_double_lock_dropped_per_s`,
  * `rt_wakeup_latency_p99_us` (equal-priority wakeups), `rt_wakeup_latency_all_p99_us`,
  * `equal_prio_wakeups_per_s`, `rt_pushes_per_s`, `rt_pulls_per_s`, `context_switches_per_s`,
  * `rt_util`. Series: `lat_equal`, `lat_other` (usec samples).
@@ -190,12 +191,14 @@ export function oltpRtMix(params: OltpRtMixParams = {}): Workload {
       let base = {
         locks: {} as Record<string, { acquisitions: number; waitNs: number }>,
         other: {} as Record<string, number>,
+        ipis: {} as Record<string, number>,
         cs: 0,
       };
       ctx.at(ctx.warmupNs, () => {
         base = {
           locks: structuredClone(k.counters.rqLock),
           other: { ...k.counters.other },
+          ipis: { ...k.counters.ipis },
           cs: k.counters.contextSwitches,
         };
       });
@@ -272,6 +275,13 @@ export function oltpRtMix(params: OltpRtMixParams = {}): Workload {
             ((locks[path]?.acquisitions ?? 0) - (base.locks[path]?.acquisitions ?? 0)) / secs;
           const other = (key: string) =>
             ((k.counters.other[key] ?? 0) - (base.other[key] ?? 0)) / secs;
+          const waitUs = (...paths: string[]) =>
+            paths.reduce(
+              (sum, path) => sum + (locks[path]?.waitNs ?? 0) - (base.locks[path]?.waitNs ?? 0),
+              0,
+            ) /
+            1000 /
+            secs;
           let waitNs = 0;
           for (const path of Object.keys(locks))
             waitNs += locks[path].waitNs - (base.locks[path]?.waitNs ?? 0);
@@ -285,6 +295,11 @@ export function oltpRtMix(params: OltpRtMixParams = {}): Workload {
             pull_rq_locks_per_s: acq("rt_pull"),
             wakeup_rq_locks_per_s: acq("ttwu_remote") + acq("ttwu_local") + acq("ttwu_pending"),
             rq_lock_wait_us_per_s: waitNs / 1000 / secs,
+            push_lock_wait_us_per_s: waitUs("rt_push", "rt_push_local"),
+            pull_lock_wait_us_per_s: waitUs("rt_pull"),
+            wakeup_lock_wait_us_per_s: waitUs("ttwu_remote", "ttwu_local", "ttwu_pending"),
+            resched_ipis_per_s: ((k.counters.ipis.resched ?? 0) - (base.ipis.resched ?? 0)) / secs,
+            rt_double_lock_dropped_per_s: other("rt_double_lock_dropped"),
             rt_wakeup_latency_p99_us: latEqual.percentile(99),
             rt_wakeup_latency_p50_us: latEqual.percentile(50),
             rt_wakeup_latency_all_p99_us: all.percentile(99),
