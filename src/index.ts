@@ -4,6 +4,7 @@ import { schedFair } from "./workload/sched_fair";
 import { withBackground } from "./workload/background";
 import { mix } from "./workload/mix";
 import { schbench as schbenchFactory } from "./workload/schbench";
+import { oltpRtMix as oltpRtMixFactory } from "./workload/oltp_rt_mix";
 import * as patchSeeds from "./patch/seeds/index";
 
 // Hooks register themselves when their kernel modules load; load them all here.
@@ -15,6 +16,7 @@ import "./kernel/topology/hooks";
 import "./reproduce/demo";
 import "./reproduce/seed002";
 import "./reproduce/seed003";
+import "./reproduce/seed004";
 
 export {
   topology,
@@ -168,6 +170,8 @@ export const workload = {
   schbench: schbenchFactory,
   /** Several workloads at once; the first keeps its metric names, the others are prefixed. */
   mix,
+  /** OLTP-like mix: fair transaction tasks on every CPU, RT server threads at a few levels (seed 004). */
+  oltpRtMix: oltpRtMixFactory,
 };
 
 /** The published patches, as data. */
@@ -271,6 +275,12 @@ export type {
 // seed 003
 export { schbench, SCHBENCH_WORKING_SET_BYTES, type SchbenchParams } from "./workload/schbench";
 export {
+  oltpRtMix,
+  OLTP_RT_MIX_DEFAULTS,
+  rtPrioOf,
+  type OltpRtMixParams,
+} from "./workload/oltp_rt_mix";
+export {
   LatencyHistogram,
   SCHBENCH_PERCENTILES,
   HISTOGRAM_RELATIVE_ERROR,
@@ -285,3 +295,9 @@ export {
   type MmtestsOptions,
 } from "./analysis/mmtests";
 export { SEED003_METRICS, publishedPercentiles, mergedHistogram } from "./reproduce/seed003";
+export {
+  SEED004_METRICS,
+  SEED004_VARIANTS,
+  pairedRatios,
+  seed004Experiment,
+} from "./reproduce/seed004";

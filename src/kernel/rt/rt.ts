@@ -30,6 +30,16 @@ export class RtClass implements RtClassApi {
 
   constructor(private readonly k: SchedCore) {
     this.rd = new RtRootDomain(k.rqs, k.era);
+    // Lockless readers and writers act at this context's clock (see RtRootDomain.clock).
+    this.rd.clock = () => k.now + k.chargeNs;
+    this.rd.ctx = {
+      clock: () => k.now + k.chargeNs,
+      cpu: () => k.thisCpu,
+      charge: (ns) => {
+        k.chargeNs += ns;
+      },
+      lineNs: (a, b) => k.cache.cacheLineNs(a, b),
+    };
     // Interim: pull_rt_task when a CPU that ran RT goes idle, until schedule() calls balance().
     k.newIdleHooks.push((rq) => {
       if (!this.balanceWired && rq.curr) pullBeforePick(k, rq, rq.curr);

@@ -161,9 +161,9 @@ export function wakeupPushCondDefault(ctx: WakeupPushCondCtx): boolean {
   return ctx.curr.prio <= ctx.p.prio;
 }
 
-/** v4.0+: only a target whose best queued RT task is less important than p. */
+/** v4.0+: only a target whose best queued RT task is less important than p (an unlocked read). */
 export function targetFeasible40(ctx: TargetFeasibleCtx): boolean {
-  return ctx.p.prio < ctx.k.rqs[ctx.target].rt.highestPrio;
+  return ctx.p.prio < ctx.k.rt.rd.visibleHighestPrio(ctx.k.rqs[ctx.target]);
 }
 
 defineHook(

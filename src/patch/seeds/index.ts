@@ -1,3 +1,5 @@
 // The published patches, as data.
 export { groupPower2009 } from "./group_power_2009";
 export { numaImbalance2020 } from "./numa_imbalance_2020";
+export { rtFeasibleTarget2015 } from "./rt_feasible_target_2015";
+export { rtEqualPrio2015 } from "./rt_equal_prio_2015";

@@ -1,0 +1,82 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { buildKernel, preset, reproduction, runReproduction } from "../../src/index";
+import { SEED004_METRICS, SEED004_VARIANTS } from "../../src/reproduce/seed004";
+
+test("hsw-ep-2x18x2 on 3.19: SMT(2) / MC(36) / NUMA(72), one LLC per node", () => {
+  const m = preset("hsw-ep-2x18x2");
+  assert.equal(m.cpus.length, 72);
+  const k = buildKernel({
+    machine: m,
+    online: m.online,
+    era: "3.19",
+    patches: [],
+    seed: "t",
+    trace: false,
+  });
+  assert.deepEqual(
+    k.domains.domains[0].map((d) => [d.level, d.spanWeight]),
+    [
+      ["SMT", 2],
+      ["MC", 36],
+      ["NUMA", 72],
+    ],
+  );
+  assert.equal(k.domains.sdLlcSize[0], 36);
+  assert.equal(m.costs.syscallNs, 100, "no KPTI in 2015");
+});
+
+const r = reproduction("004");
+const res = runReproduction(r, r.quick);
+const rows = r.rows(res);
+const row = (metric: string, variant: string) =>
+  rows.find((x) => x.metric === metric && x.variant === variant)!;
+const other = (variant: string, key: string) =>
+  res.data.iterations
+    .filter((it) => it.variant === variant)
+    .reduce((s, it) => s + (it.sched.other[key] ?? 0), 0);
+
+test("004 ledger: the issue's metric and variant names, the ratio rows judged against their bands", () => {
+  for (const m of SEED004_METRICS)
+    for (const v of SEED004_VARIANTS) assert.ok(row(m, v), `${m}/${v}`);
+  assert.deepEqual(row("push_rq_locks_pre_over_post", "pre").band, [1.3, 2.2]);
+  assert.deepEqual(row("throughput_gain_pct", "post").band, [0.3, 5]);
+  assert.equal(res.data.spec.era, "3.19");
+});
+
+test("004 trade-off: equal-priority wakeups run sooner with <= than with < (p99, every iteration)", () => {
+  const pre = res.values("rt_wakeup_latency_p99_us", "pre");
+  const post = res.values("rt_wakeup_latency_p99_us", "post");
+  for (const [i, x] of pre.entries())
+    assert.ok(x < post[i] * 0.85, `iteration ${i}: ${x} vs ${post[i]}`);
+});
+
+test("004 mechanism: < sends fewer wakeups through find_lowest_rq and leaves more for pull_rt_task", () => {
+  assert.ok(other("post", "rt_select_find_lowest") < 0.7 * other("pre", "rt_select_find_lowest"));
+  assert.ok(res.mean("pull_rq_locks_per_s", "post") > 5 * res.mean("pull_rq_locks_per_s", "pre"));
+  // the v4.0 bail-out fires only on the trees that have it
+  assert.equal(other("pre-no-feasibility-fix", "rt_push_infeasible"), 0);
+  assert.ok(other("pre", "rt_push_infeasible") > 0);
+});
+
+test("004 band: push-path rq locks pre/post within 1.3-2.2 (published 1.7)", {
+  todo: "the model misses: ~1.05 with the default 3 server levels (2.4 with one level, see the notebook's sweep); the equal-priority wakees < keeps home are later pushed after a higher-priority preemption or pulled (rt_pull), so the push path loses little; see docs/experiments/004.md",
+}, () => {
+  const v = row("push_rq_locks_pre_over_post", "pre").simulated;
+  assert.ok(v >= 1.3 && v <= 2.2, `${v}`);
+});
+
+test("004 band: throughput post vs pre +0.3% to +5% (published +1.5%)", {
+  todo: "the model misses: within +-0.05%; a push or pull costs a few hundred ns of lock and cache-line time per equal-priority wakeup, 0.01% of the box, not 1.5%; see docs/experiments/004.md",
+}, () => {
+  const v = row("throughput_gain_pct", "post").simulated;
+  assert.ok(v >= 0.3 && v <= 5, `${v}%`);
+});
+
+test("004: the tree without the feasibility fix loses more throughput than the one with it (published 2.0% vs 1.5%)", {
+  todo: "the model misses: the three trees are within noise of each other in throughput",
+}, () => {
+  const noFix = row("throughput_gain_pct", "pre-no-feasibility-fix").simulated;
+  const fix = row("throughput_gain_pct", "post").simulated;
+  assert.ok(noFix > fix && fix > 0, `${noFix}% vs ${fix}%`);
+});
