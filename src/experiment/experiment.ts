@@ -499,7 +499,7 @@ export class Experiment {
    * ```
    * Prints:
    * ```text
-   * [ '0.758', '0.758' ]
+   * [ '0.750', '0.750' ]
    * ```
    */
   async run(opts: RunOptions = {}): Promise<Results> {

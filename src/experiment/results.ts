@@ -70,18 +70,18 @@ export class Results {
    * import { patch, topology, workload } from "schedlab";
    * const res = await topology("core2-2x2")
    *   .workload(workload.hogs({ n: 2, cpus: [0], seconds: 0.2 }))
-   *   .variants({ base: [], long: [patch("latency x4").tunable("sched_latency_ns", 24e6)] })
+   *   .variants({ base: [], long: [patch("slice x4").tunable("sched_min_granularity_ns", 3e6)] })
    *   .run({ iterations: 3 });
    * console.log(res.compareText("sched.contextSwitches"));
    * ```
    * Prints:
    * ```text
-   *                                             base              long
-   * Amean   sched.contextSwitches  21.000 (   0.00%)  6.000 * -71.43%*
-   * Stddev  sched.contextSwitches             0.0000            0.0000
-   * CI95±   sched.contextSwitches             0.0000            0.0000
-   * p-value sched.contextSwitches                  -           <0.0001
-   * n       sched.contextSwitches                  3                 3
+   *                                             base               long
+   * Amean   sched.contextSwitches  68.000 (   0.00%)  24.000 * -64.71%*
+   * Stddev  sched.contextSwitches             0.0000             0.0000
+   * CI95±   sched.contextSwitches             0.0000             0.0000
+   * p-value sched.contextSwitches                  -            <0.0001
+   * n       sched.contextSwitches                  3                  3
    * * significant at the chosen alpha (Welch two-sided t-test vs baseline)
    * ```
    */
@@ -112,8 +112,8 @@ export class Results {
    * Prints:
    * ```text
    * variant baseline, iteration 0, seed 1#0, 0.1 s simulated, 410 events
-   * era 6.19: the fair class runs CFS (vruntime, sched_latency, wakeup granularity); the v6.19 kernel's EEVDF pick, placement and base_slice tunables are not modelled yet
-   * context switches: 13 (130/s)
+   * era 6.19: the fair class runs EEVDF (avg_vruntime, lag placement, virtual deadlines, RUN_TO_PARITY, base_slice); DELAY_DEQUEUE, per-task slices (PREEMPT_SHORT) and hrtick of the v6.19 kernel are not modelled
+   * context switches: 37 (370/s)
    * migrations by reason:
    *   load_balance                          1        10.0/s
    * load balance by level:

@@ -106,18 +106,19 @@ export function eraAtLeast(era: Era, since: string): boolean {
 
 /**
  * What an era's fair class runs in the model when it differs from the real kernel's, as one line
- * for explain output and `schedlab domains`; null when they agree. v6.6 replaced CFS's pick and
- * placement with EEVDF (kernel/sched/fair.c); the model still runs CFS for those eras.
+ * for explain output and `schedlab domains`; null when they agree. v6.6+ eras run EEVDF
+ * (fair/eevdf.ts) without the v6.12 additions listed here.
  */
 export function fairPolicyNote(era: Era): string | null {
   if (!eraAtLeast(era, "6.6")) return null;
-  return `era ${era}: the fair class runs CFS (vruntime, sched_latency, wakeup granularity); the v${era} kernel's EEVDF pick, placement and base_slice tunables are not modelled yet`;
+  return `era ${era}: the fair class runs EEVDF (avg_vruntime, lag placement, virtual deadlines, RUN_TO_PARITY, base_slice); DELAY_DEQUEUE, per-task slices (PREEMPT_SHORT) and hrtick of the v${era} kernel are not modelled`;
 }
 
 /** sysctl_sched_* and friends, in nanoseconds where they are times (unscaled base values). */
 export interface Tunables {
   hz: number; // CONFIG_HZ
   sched_latency_ns: number; // before 1 + ilog2(ncpus) scaling
+  /** min_granularity; since v6.6 the EEVDF base slice (debugfs base_slice_ns), same default. */
   sched_min_granularity_ns: number;
   sched_wakeup_granularity_ns: number;
   sched_nr_latency: number;
@@ -228,6 +229,26 @@ export const FEATURES = {
   WA_BIAS: {
     default: true,
     why: "wake_affine_weight biases the comparison toward the previous CPU by imbalance_pct",
+  },
+  RUN_TO_PARITY: {
+    default: from("6.19"),
+    why: "EEVDF (v6.6+): the running task keeps the CPU until it reaches the deadline it was picked with, unless it stops being eligible",
+  },
+  PLACE_LAG: {
+    default: from("6.19"),
+    why: "EEVDF (v6.6+): an entity keeps the lag it had at dequeue when it is enqueued again",
+  },
+  PLACE_DEADLINE_INITIAL: {
+    default: from("6.19"),
+    why: "EEVDF (v6.6+): a new task starts with half a slice to its deadline, as the others are on average halfway through theirs",
+  },
+  PLACE_REL_DEADLINE: {
+    default: from("6.19"),
+    why: "EEVDF: a migrated or requeued entity keeps its deadline relative to its vruntime",
+  },
+  PICK_BUDDY: {
+    default: from("6.19"),
+    why: "EEVDF: an eligible next buddy is picked before the earliest deadline",
   },
   NEWIDLE: {
     default: true,

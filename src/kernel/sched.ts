@@ -175,6 +175,13 @@ export class SchedEntity {
   sumExecRuntime = 0;
   prevSumExecRuntime = 0;
   onRq = false;
+  /** EEVDF (v6.6+): virtual deadline, lag saved at dequeue, request size, protected vruntime. */
+  deadline = 0;
+  vlag = 0;
+  slice = 0;
+  vprot = 0;
+  /** The deadline is kept relative to vruntime across a non-sleep dequeue (PLACE_REL_DEADLINE). */
+  relDeadline = false;
   /** PELT averages (sched_avg). */
   avg: SchedAvg = createSchedAvg();
 }

@@ -201,8 +201,8 @@ export class Patch {
  * @example
  * ```ts
  * import { patch, topology, workload } from "schedlab";
- * const longer = patch("latency x4", { title: "sched_latency_ns = 24 ms" })
- *   .tunable("sched_latency_ns", 24e6);
+ * const longer = patch("slice x4", { title: "base_slice_ns = 3 ms" })
+ *   .tunable("sched_min_granularity_ns", 3e6);
  * const res = await topology("core2-2x2")
  *   .workload(workload.hogs({ n: 2, cpus: [0], seconds: 0.2 }))
  *   .variants({ base: [], longer: [longer] })

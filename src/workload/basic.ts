@@ -33,7 +33,7 @@ export interface HogsParams {
  * ```
  * Prints:
  * ```text
- * 0.758 (1024 / (1024 + 335) = 0.753)
+ * 0.750 (1024 / (1024 + 335) = 0.753)
  * ```
  */
 export function hogs(params: HogsParams): Workload {
@@ -211,7 +211,7 @@ export interface SleepersParams {
  * ```
  * Prints:
  * ```text
- * 1625 cycles/s
+ * 1615 cycles/s
  * ```
  */
 export function sleepers(params: SleepersParams): Workload {

@@ -23,6 +23,7 @@ import type { SchedCounters } from "../counters";
 import { CacheModel } from "../cache";
 import { bump, newCounters } from "../counters";
 import { CFS_POLICY, cfsTiming, FairClass } from "../fair/fair";
+import { EEVDF_POLICY } from "../fair/eevdf";
 import { type Era, ERA_TRAITS, eraAtLeast, type Features, type Tunables } from "../features";
 import type { HookFn, Hooks } from "../hooks";
 import { IPI_AVOIDED, exitLatencyNs, recordIdle, selectIdleState, wakesWithoutIpi } from "./idle";
@@ -147,7 +148,7 @@ export class Kernel implements SchedCore {
     this.cache = new CacheModel(cfg.machine, shareMatrix(cfg.machine));
     this.stop = new StopClass(this, (rq) => this.reschedCurr(rq));
     this.fair = new FairClass(this);
-    this.fair.policy = CFS_POLICY;
+    this.fair.policy = eraAtLeast(cfg.era, "6.6") ? EEVDF_POLICY : CFS_POLICY;
     this.rt = new RtClass(this);
     this.idle = new IdleClass(this);
     this.classes = [this.stop, this.rt, this.fair, this.idle];

@@ -1,6 +1,6 @@
 // The fair class (kernel/sched/fair.c): CFS runqueue maintenance, vruntime accounting,
 // slices and preemption. The pick policy is pluggable (CFS now; EEVDF later) through FairPolicy.
-import { ENQUEUE_INITIAL, ENQUEUE_WAKEUP } from "../sched";
+import { DEQUEUE_SLEEP, ENQUEUE_INITIAL, ENQUEUE_WAKEUP } from "../sched";
 import type { SchedCore } from "../core/api";
 import type { CfsRq, Rq, SchedClass, Task } from "../sched";
 import "./wake/select";
@@ -21,9 +21,19 @@ export function calcDeltaFair(delta: number, weight: number): number {
   return weight === NICE_0_LOAD ? delta : Math.floor((delta * NICE_0_LOAD) / weight);
 }
 
-/** The decisions that differ between CFS and EEVDF. */
+/** The decisions that differ between CFS and EEVDF (eevdf.ts). */
 export interface FairPolicy {
   readonly name: string;
+  /** EEVDF places every enqueue by lag (CFS: only wakeups and new tasks). */
+  readonly placesEveryEnqueue?: boolean;
+  /** dequeue_entity's lag bookkeeping, before the entity leaves the queue. */
+  onDequeue?(k: SchedCore, cfs: CfsRq, p: Task, sleep: boolean): void;
+  /** update_curr's tail after vruntime moved (EEVDF: update_deadline). */
+  afterUpdateCurr?(k: SchedCore, rq: Rq, curr: Task): void;
+  /** set_next_entity's tail when p becomes curr (EEVDF: set_protect_slice). */
+  onSetNext?(k: SchedCore, cfs: CfsRq, p: Task): void;
+  /** yield_task_fair (EEVDF: the deadline moves a slice out). */
+  yieldTask?(k: SchedCore, cfs: CfsRq, p: Task): void;
   /** place_entity: vruntime of an entity joining the queue. */
   placeEntity(k: SchedCore, cfs: CfsRq, p: Task, initial: boolean): void;
   /** The entity to run next among curr (if still queued) and the tree. */
@@ -290,6 +300,7 @@ export class FairClass implements SchedClass {
     curr.se.sumExecRuntime += delta;
     curr.se.vruntime += calcDeltaFair(delta, curr.se.weight);
     updateMinVruntime(rq.cfs);
+    this.policy.afterUpdateCurr?.(this.k, rq, curr);
   }
 
   enqueueTask(rq: Rq, p: Task, flags: number): void {
@@ -297,7 +308,9 @@ export class FairClass implements SchedClass {
     if (cfs.curr === p) this.updateCurr(rq);
     this.updateLoad(rq, p, DO_ATTACH);
     cfs.tasks.unshift(p);
-    if (flags & ENQUEUE_INITIAL) this.policy.placeEntity(this.k, cfs, p, true);
+    if (this.policy.placesEveryEnqueue)
+      this.policy.placeEntity(this.k, cfs, p, (flags & ENQUEUE_INITIAL) !== 0);
+    else if (flags & ENQUEUE_INITIAL) this.policy.placeEntity(this.k, cfs, p, true);
     else if (flags & ENQUEUE_WAKEUP) this.policy.placeEntity(this.k, cfs, p, false);
     p.se.onRq = true;
     cfs.nrRunning++;
@@ -307,10 +320,11 @@ export class FairClass implements SchedClass {
     updateMinVruntime(cfs);
   }
 
-  dequeueTask(rq: Rq, p: Task, _flags: number): void {
+  dequeueTask(rq: Rq, p: Task, flags: number): void {
     const cfs = rq.cfs;
     if (cfs.curr === p) this.updateCurr(rq);
-    else removeFromQueue(cfs.queue, p);
+    this.policy.onDequeue?.(this.k, cfs, p, (flags & DEQUEUE_SLEEP) !== 0);
+    if (cfs.curr !== p) removeFromQueue(cfs.queue, p);
     this.updateLoad(rq, p);
     removeFromQueue(cfs.tasks, p);
     clearBuddies(cfs, p);
@@ -344,6 +358,7 @@ export class FairClass implements SchedClass {
       removeFromQueue(cfs.queue, p);
       this.updateLoad(rq, p);
       cfs.curr = p;
+      this.policy.onSetNext?.(this.k, cfs, p);
       if (this.pickMovesToFront && cfs.tasks[0] !== p) {
         removeFromQueue(cfs.tasks, p);
         cfs.tasks.unshift(p);
@@ -389,13 +404,17 @@ export class FairClass implements SchedClass {
   /**
    * yield_task_fair. 2.6.29 (sysctl_sched_compat_yield 0): only update_curr, except SCHED_BATCH,
    * which goes behind the rightmost. 3.x-5.x (4.8): the skip buddy, which pick_next_entity
-   * avoids if that is not unfair. 6.6+ (EEVDF pushes the deadline a slice): behind the rightmost.
+   * avoids if that is not unfair. 6.6+: the EEVDF policy pushes the deadline a slice out.
    */
   yieldTask(rq: Rq, p: Task): void {
     const cfs = rq.cfs;
     if (cfs.nrRunning <= 1) return;
     clearBuddies(cfs, p);
     this.updateCurr(rq);
+    if (this.policy.yieldTask) {
+      this.policy.yieldTask(this.k, cfs, p);
+      return;
+    }
     const era = this.k.era;
     if (ERA_TRAITS[era].family === "2.6" ? p.policy !== "batch" : !eraAtLeast(era, "6.6")) {
       if (ERA_TRAITS[era].family !== "2.6") cfs.skip = p;
@@ -414,7 +433,9 @@ export class FairClass implements SchedClass {
 
   /** migrate_task_rq_fair + the vruntime renormalisation around a CPU change. */
   migrateTaskRq(p: Task, from: Rq, to: Rq, queued: boolean): void {
-    p.se.vruntime = p.se.vruntime - from.cfs.minVruntime + to.cfs.minVruntime;
+    // v6.6 dropped the min_vruntime renormalisation: place_entity restores the lag instead
+    if (!this.policy.placesEveryEnqueue)
+      p.se.vruntime = p.se.vruntime - from.cfs.minVruntime + to.cfs.minVruntime;
     if (this.pelt) migrateTaskRqFairPelt(rqClockPelt(this.k.now), from.cfs, p.se, queued);
   }
 }

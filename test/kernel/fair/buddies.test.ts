@@ -168,7 +168,7 @@ test("pick_next_entity avoids the skip buddy when the second entity is not too u
   assert.equal(pick(cfs), near);
 });
 
-test("yield_task_fair per era: 2.6.29 keeps the vruntime, 3.x-5.x sets the skip buddy, 6.19 goes behind the rightmost", () => {
+test("yield_task_fair per era: 2.6.29 keeps the vruntime, 3.x-5.x sets the skip buddy, 6.19 (EEVDF) pushes the deadline a slice out", () => {
   for (const era of ["2.6.29", "4.8", "6.19"] as Era[]) {
     const k = kernel(era);
     [0, 1, 2].map((i) => k.spawn({ comm: `hog${i}`, cpu: 1, cpus: [1], program: forever }));
@@ -177,10 +177,13 @@ test("yield_task_fair per era: 2.6.29 keeps the vruntime, 3.x-5.x sets the skip 
     const p = rq.curr!;
     k.fair.updateCurr(rq);
     const v = p.se.vruntime;
+    const d = p.se.deadline;
     k.fair.yieldTask(rq, p);
-    const rightmost = Math.max(...rq.cfs.queue.map((t) => t.se.vruntime));
     if (era === "2.6.29") assert.deepEqual([p.se.vruntime, rq.cfs.skip], [v, null], era);
     else if (era === "4.8") assert.deepEqual([p.se.vruntime, rq.cfs.skip], [v, p], era);
-    else assert.ok(p.se.vruntime > rightmost && rq.cfs.skip === null, era);
+    else {
+      // base slice 0.75 ms x (1 + ilog2(4)) on core2-2x2, in nice-0 virtual time
+      assert.deepEqual([p.se.vruntime, p.se.deadline - d, rq.cfs.skip], [v, 2_250_000, null], era);
+    }
   }
 });

@@ -1,0 +1,158 @@
+// EEVDF (v6.6+) on hand-built run queues: V, lag, eligibility, the pick, placement, parity.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  avgVruntime,
+  EEVDF_POLICY,
+  entityEligible,
+  pickEevdf,
+} from "../../../src/kernel/fair/eevdf";
+import { CfsRq, Task } from "../../../src/kernel/sched";
+import { run } from "../../../src/kernel/ops";
+import type { SchedCore } from "../../../src/kernel/core/api";
+import { patch, topology, workload } from "../../../src/index";
+
+const forever = function* () {
+  yield run(Infinity);
+};
+
+function entity(pid: number, vruntime: number, weight: number, deadline: number): Task {
+  const t = new Task(pid, `t${pid}`, "t", forever, 4);
+  Object.assign(t.se, { vruntime, weight, deadline, onRq: true, slice: 3_000_000 });
+  return t;
+}
+
+/** A cfs_rq holding `queued` (sorted by vruntime as the model keeps it) and `curr`. */
+function cfsOf(queued: Task[], curr: Task | null = null): CfsRq {
+  const cfs = new CfsRq();
+  cfs.queue.push(...[...queued].sort((a, b) => a.se.vruntime - b.se.vruntime));
+  cfs.curr = curr;
+  cfs.nrRunning = queued.length + (curr ? 1 : 0);
+  cfs.minVruntime = Math.min(...[...queued, ...(curr ? [curr] : [])].map((t) => t.se.vruntime));
+  return cfs;
+}
+
+const features = {
+  RUN_TO_PARITY: true,
+  PLACE_LAG: true,
+  PLACE_DEADLINE_INITIAL: true,
+  PLACE_REL_DEADLINE: true,
+  PICK_BUDDY: true,
+};
+const core = (over: Partial<typeof features> = {}) =>
+  ({
+    features: { ...features, ...over },
+    cfsTiming: { minGranularity: 3_000_000 },
+    tickNs: 1_000_000,
+  }) as unknown as SchedCore;
+
+test("V is the load-weighted mean vruntime; an entity is eligible when its vruntime is not past V", () => {
+  const a = entity(1, 0, 1024, 500);
+  const b = entity(2, 100, 2048, 300);
+  const c = entity(3, 200, 1024, 100);
+  const cfs = cfsOf([a, b, c]);
+  // (0*1024 + 100*2048 + 200*1024) / 4096 = 100
+  assert.equal(avgVruntime(cfs), 100);
+  assert.deepEqual(
+    [a, b, c].map((t) => entityEligible(cfs, t)),
+    [true, true, false],
+  );
+  // curr counts in V too: a heavy curr far ahead pulls V up and makes c eligible
+  const heavy = entity(4, 1000, 8192, 9_999);
+  const withCurr = cfsOf([a, b, c], heavy);
+  assert.equal(avgVruntime(withCurr), Math.floor((204_800 + 204_800 + 8_192_000) / 12_288));
+  assert.equal(entityEligible(withCurr, c), true);
+});
+
+test("the pick is the earliest deadline among eligible entities, not the earliest deadline overall", () => {
+  const a = entity(1, 0, 1024, 500);
+  const b = entity(2, 100, 2048, 300);
+  const c = entity(3, 200, 1024, 100); // earliest deadline, but not eligible
+  assert.equal(pickEevdf(core(), cfsOf([a, b, c]), true), b);
+});
+
+test("RUN_TO_PARITY keeps an eligible curr until it reaches its protected vruntime; without it the earliest deadline wins", () => {
+  const curr = entity(1, 0, 1024, 3_000_000);
+  curr.se.vprot = curr.se.deadline;
+  const b = entity(2, 0, 1024, 1_000_000);
+  assert.equal(pickEevdf(core(), cfsOf([b], curr), true), curr);
+  assert.equal(pickEevdf(core({ RUN_TO_PARITY: false }), cfsOf([b], curr), true), b);
+  assert.equal(pickEevdf(core(), cfsOf([b], curr), false), b);
+  curr.se.vruntime = curr.se.vprot; // protection used up
+  b.se.vruntime = curr.se.vruntime; // keep curr eligible
+  assert.equal(pickEevdf(core(), cfsOf([b], curr), true), b);
+});
+
+test("lag is saved at dequeue and restored at enqueue with PLACE_LAG, so V - v is the same after a sleep; without it the entity lands on V", () => {
+  for (const placeLag of [true, false]) {
+    const k = core({ PLACE_LAG: placeLag });
+    const others = [entity(1, 1_000_000, 1024, 0), entity(2, 4_000_000, 2048, 0)];
+    const p = entity(3, 500_000, 1024, 0); // behind V: positive lag
+    const before = cfsOf([...others, p]);
+    const lag = avgVruntime(before) - p.se.vruntime;
+    EEVDF_POLICY.onDequeue!(k, before, p, true);
+    assert.equal(p.se.vlag, lag, "vlag = V - v (within the clamp)");
+    // the others run on while p sleeps
+    for (const t of others) t.se.vruntime += 2_000_000;
+    const during = cfsOf(others);
+    EEVDF_POLICY.placeEntity(k, during, p, false);
+    const after = cfsOf([...others, p]);
+    const restored = avgVruntime(after) - p.se.vruntime;
+    if (placeLag) assert.ok(Math.abs(restored - lag) <= 1, `lag ${lag} restored as ${restored}`);
+    else assert.equal(p.se.vruntime, avgVruntime(during));
+    // a new deadline one base slice (in p's virtual time) past the placed vruntime
+    assert.equal(p.se.deadline - p.se.vruntime, 3_000_000);
+  }
+});
+
+test("lag is clamped to max(2 slices, a tick) of virtual time; a new task starts half a slice from its deadline", () => {
+  const k = core();
+  const far = entity(1, 0, 1024, 0);
+  const ahead = entity(2, 100_000_000, 1024, 0);
+  const cfs = cfsOf([far, ahead]);
+  EEVDF_POLICY.onDequeue!(k, cfs, far, true);
+  assert.equal(far.se.vlag, 6_000_000);
+  const fresh = new Task(9, "new", "t", forever, 4);
+  EEVDF_POLICY.placeEntity(k, cfsOf([ahead]), fresh, true);
+  assert.equal(fresh.se.deadline - fresh.se.vruntime, 1_500_000);
+});
+
+test("a migrated entity keeps its deadline relative to its vruntime (PLACE_REL_DEADLINE)", () => {
+  const k = core();
+  const p = entity(1, 7_000_000, 1024, 8_200_000);
+  const src = cfsOf([p, entity(2, 7_500_000, 1024, 0)]);
+  EEVDF_POLICY.onDequeue!(k, src, p, false);
+  const dst = cfsOf([entity(3, 50_000_000, 1024, 0)]);
+  EEVDF_POLICY.placeEntity(k, dst, p, false);
+  assert.equal(p.se.deadline - p.se.vruntime, 1_200_000);
+});
+
+test("6.19 runs: nice weights give the weight table's shares within 1% over a long run", () => {
+  const res = topology("core2-2x2")
+    .era("6.19")
+    .workload(workload.hogs({ n: 3, nice: [0, 5, 10], cpus: [0], seconds: 6 }))
+    .runSync();
+  const w = [1024, 335, 110];
+  const total = w.reduce((a, b) => a + b, 0);
+  w.forEach((wi, i) => {
+    const share = res.mean(`share_hog${i}`, "baseline");
+    assert.ok(Math.abs(share / (wi / total) - 1) < 0.01, `hog${i}: ${share} vs ${wi / total}`);
+  });
+});
+
+test("6.19 runs: two hogs on a CPU alternate every base slice, rounded up to the tick that notices the deadline", () => {
+  const res = topology("core2-2x2")
+    .era("6.19")
+    .workload(workload.hogs({ n: 2, cpus: [0], seconds: 1 }))
+    .runSync();
+  const switches = res.mean("sched.contextSwitches", "baseline");
+  // base slice 0.75 ms x (1 + ilog2(4)) = 2.25 ms; the tick (HZ 1000) sees it at 3 ms
+  assert.ok(switches > 1 / 0.0031 && switches < 1 / 0.0029, `${switches} switches/s`);
+  // the base slice is the knob: four times longer, about a third as many switches
+  const long = topology("core2-2x2")
+    .era("6.19")
+    .workload(workload.hogs({ n: 2, cpus: [0], seconds: 1 }))
+    .variants({ slice: [patch("x4").tunable("sched_min_granularity_ns", 3_000_000)] })
+    .runSync();
+  assert.ok(long.mean("sched.contextSwitches", "slice") < switches / 2.5);
+});
