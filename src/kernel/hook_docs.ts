@@ -83,11 +83,18 @@ const myPatch = patch("wakelist-only-to-idle").replace("core.ttwu_queue_cond", (
         modelFile: `${WAKE}/v2629.ts`,
       },
       {
-        eras: ["3.19", "4.8", "5.6"],
+        eras: ["3.19", "4.8"],
         kernel: "select_task_rq_fair(p, prev_cpu, sd_flag, wake_flags)",
         file: "kernel/sched/fair.c",
-        model: "selectTaskRqFair48 (3.19, 4.8); selectTaskRqFair5x (5.6)",
-        modelFile: `${WAKE}/v48.ts; ${WAKE}/v5x.ts`,
+        model: "selectTaskRqFair48",
+        modelFile: `${WAKE}/v48.ts`,
+      },
+      {
+        eras: ["5.6"],
+        kernel: "select_task_rq_fair(p, prev_cpu, sd_flag, wake_flags)",
+        file: "kernel/sched/fair.c",
+        model: "selectTaskRqFair5x",
+        modelFile: `${WAKE}/v5x.ts`,
       },
       {
         eras: ["5.19", "6.19"],
