@@ -416,7 +416,7 @@ const myPatch = patch("rt-push-strict").replace("rt.wakeup_push_cond", (ctx) =>
     returns:
       "true: use (or lock) target; false: keep prev_cpu (select_task_rq) or give up this push attempt",
     defaultDoes:
-      "Before v4.0: always true. v4.0+: p.prio < k.rqs[target].rt.highestPrio (p outranks the best RT task queued there).",
+      "Before v4.0: always true. v4.0+: p.prio below the target rq's rt.highestPrio (highest_prio.curr) as this CPU reads it, unlocked: p outranks the best RT task queued there.",
     example: {
       what: "also accept a target whose best RT task is as important as p",
       code: `import { patch } from "schedlab";
