@@ -206,7 +206,7 @@ const myPatch = patch("wake-wide-2x").replace("fair.wake_wide", (ctx) =>
     returns:
       "thisCpu (pull the wakee to the waker's CPU) or prevCpu; the result becomes select_idle_sibling's target",
     defaultDoes:
-      "2.6.29: load-weight balance test (cpu_load[wake_idx] biased); a sync wakeup takes the waker's weight off this_cpu and is affine when balanced, else affine when balanced or this_cpu is lightly loaded. 3.19/4.8: the same test with PELT load_avg and capacities, affine when this_eff_load <= prev_eff_load (imbalance_pct/2 margin). 5.x: WA_IDLE first (an idle this_cpu sharing the cache, or sync with one task, wins; an idle prev keeps prev), then WA_WEIGHT (load of both CPUs with the wakee moved), else prevCpu.",
+      "2.6.29: load-weight balance test (cpu_load[wake_idx] biased); a sync wakeup takes the waker's weight off this_cpu and is affine when balanced, else affine when balanced or this_cpu is lightly loaded. 3.19/4.8: the same test with PELT load_avg and capacities, affine when this_eff_load <= prev_eff_load (imbalance_pct/2 margin). 5.x: WA_IDLE first (an idle this_cpu sharing the cache with prev wins unless prev is idle too; a sync wakeup from a CPU running only the waker wins; 5.19+: an idle prev wins), then WA_WEIGHT (this_cpu if its cfs load_avg with the wakee, less the waker's for sync, is below prev's without it, with the imbalance_pct/2 bias of WA_BIAS), else prevCpu.",
     example: {
       what: "sync wakeups are always affine",
       code: `import { patch } from "schedlab";
@@ -296,7 +296,7 @@ const myPatch = patch("idle-prev-anywhere").replace("fair.select_idle_sibling", 
     },
     returns: "the group to push p to, or null to stay in the local group and go down a level",
     defaultDoes:
-      "2.6.29, 3.19, 4.8: the group with the least average load (source/target load at sd's forkexec or wake index, per capacity); null if the local group is within imbalance_pct of it. 5.x: classify each group (has_spare, fully_busy, overloaded, ...) by its CPUs' util, runnable and nr_running with p's contribution taken off; pick the idlest by type, then load or idle CPUs; null when the local group is as good (with the NUMA rule that keeps a fork local while the node has spare capacity).",
+      "2.6.29, 3.19, 4.8: the group with the least average load (source/target load at sd's forkexec or wake index, per capacity); null if the local group is within imbalance_pct of it. 5.x: classify each group (has_spare, fully_busy, overloaded, ...) by its CPUs' util, runnable and nr_running with p's contribution taken off; pick the idlest by type, then load or idle CPUs; null when the local group is as good; across SD_NUMA with spare capacity, null while the local node has an idle CPU (5.6) or while the imbalance is within imb_numa_nr (adjust_numa_imbalance, 5.18+).",
     example: {
       what: "forks never leave the local NUMA node",
       code: `import { patch, SD_BALANCE_FORK, SD_NUMA } from "schedlab";
