@@ -82,7 +82,7 @@ const myPatch = patch("no-newidle-numa").replace("fair.find_busiest_group", (ctx
     },
     returns: "{ imbalance, migrationType }: how much to move (load, util or tasks) and as what",
     defaultDoes:
-      "4.x: migrate_load; the lesser of busiest's excess over the domain average and local's room below it, times capacity / SCHED_CAPACITY_SCALE, with fix_small_imbalance when that is less than one task's load. 5.x: migrate_misfit for a misfit busiest; migrate_task or migrate_util when local has spare capacity (half the nr_running or idle-CPU difference, through fair.numa_imbalance on SD_NUMA domains); migrate_load by average load when overloaded.",
+      "4.x: always migrate_load: the lesser of busiest's excess over the domain average (capped by its load above capacity when both groups are overloaded) and local's room below it, times capacity / SCHED_LOAD_SCALE; fix_small_imbalance when that is less than one task's load. 5.x: a misfit busiest gives migrate_misfit 1; asym_packing migrate_task of all its tasks; imbalanced migrate_task 1. A local group with spare capacity: migrate_util of its spare capacity when busiest is overloaded, else migrate_task of half the nr_running difference (busiest of one CPU, or SD_PREFER_SIBLING) or of the idle-CPU difference, passed through fair.numa_imbalance (before the halving in 5.18+). Otherwise migrate_load by average load against the domain average.",
     example: {
       what: "move at most one task when migrating tasks",
       code: `import { patch } from "schedlab";
@@ -373,7 +373,7 @@ const myPatch = patch("numa-pair").replace("fair.numa_imbalance", (ctx, base) =>
     returns:
       "the group_type, one of GROUP_TYPES_56 (has_spare < fully_busy < misfit_task < asym_packing < imbalanced < overloaded)",
     defaultDoes:
-      "group_overloaded if more tasks than CPUs and util or runnable above capacity by imbalance_pct; group_imbalanced if group.imbalance; group_asym_packing; group_misfit_task; group_fully_busy if it has no spare capacity; else group_has_spare.",
+      "group_overloaded if more tasks than CPUs and util (5.7+: or runnable) above capacity by imbalance_pct; else group_imbalanced if group.imbalance; group_asym_packing; group_misfit_task; group_fully_busy if it has no spare capacity (at least as many tasks as CPUs and util, 5.7+ or runnable, near capacity); else group_has_spare.",
     example: {
       what: "a group with an idle CPU has spare capacity unless it is overloaded",
       code: `import { patch } from "schedlab";
