@@ -268,7 +268,7 @@ const myPatch = patch("eager-active-balance").replace("fair.need_active_balance"
       {
         eras: ["5.6", "5.19", "6.19"],
         kernel:
-          "find_busiest_group: env->idle == CPU_IDLE && busiest->group_weight > 1 && local->idle_cpus <= busiest->idle_cpus + 1",
+          "find_busiest_group, busiest not overloaded and env->idle != CPU_NOT_IDLE (idle or newly idle): busiest->group_weight > 1 && local->idle_cpus <= busiest->idle_cpus + 1",
         ...FAIR,
         model: "idleImbalanceSlack",
         modelFile: `${LB}/v48.ts`,
@@ -281,7 +281,8 @@ const myPatch = patch("eager-active-balance").replace("fair.need_active_balance"
       busiestIdleCpus: "idle CPUs of the busiest group",
       busiestGroupWeight: "CPUs in the busiest group",
     },
-    returns: "the slack: balanced if localIdleCpus <= busiestIdleCpus + slack",
+    returns:
+      "the slack: the pass is balanced if localIdleCpus <= busiestIdleCpus + slack (4.x: CPU_IDLE passes; 5.x: idle and newly idle passes, busiest of more than one CPU)",
     defaultDoes: "Returns 1, the kernel's constant (seed 000, Mike Galbraith's box, makes it 2).",
     example: {
       what: "a slack of 2 between groups of more than two CPUs",
