@@ -6,6 +6,7 @@ import { machineByName, presetNames, preset } from "./machine/presets";
 import { machineImportCmd, type MachineImportFlags } from "./cli_machine";
 import { ERAS, fairPolicyNote, isEra } from "./kernel/features";
 import { hookDescription, hookNames } from "./kernel/hooks";
+import { hooksVerboseText } from "./kernel/hook_docs_text";
 import { buildSchedDomains, describeDomains } from "./kernel/topology/topology";
 import { defaultGroupCapacity } from "./kernel/topology/topology";
 import {
@@ -254,7 +255,14 @@ function program(status: { code: number }): Command {
     });
   sub("hooks")
     .description("the decision points a patch can replace")
-    .action(() => {
+    .argument("[hook]", "one hook, described in full")
+    .option(
+      "--verbose",
+      "per hook: kernel function and file per era, context fields, default, example",
+    )
+    .action((hook: string | undefined, flags: { verbose?: boolean }) => {
+      if (flags.verbose || hook !== undefined)
+        return void process.stdout.write(hooksVerboseText(hook));
       for (const h of hookNames()) process.stdout.write(`${h.padEnd(32)} ${hookDescription(h)}\n`);
     });
   return root;

@@ -39,6 +39,9 @@ export { RunLimitError, type RunLimits, type KernelSampler } from "./experiment/
 export { runIteration, buildKernel, type IterationSpec } from "./experiment/run";
 export { patch, Patch, applyPatches, type PatchSource } from "./patch/patch";
 export { hookNames, hookDescription, type HookName, type HookTypes } from "./kernel/hooks";
+/** Per hook: kernel function and file per era, context fields, default, example (docs/hooks.md). */
+export { HOOK_DOCS, hookDoc, type HookDoc, type HookEraDoc } from "./kernel/hook_docs";
+export { hookHelpText } from "./kernel/hook_docs_text";
 export { ERAS, eraDefaults, type Era, type Features, type Tunables } from "./kernel/features";
 export {
   preset,

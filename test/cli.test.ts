@@ -196,3 +196,34 @@ test("Ctrl-C stops the runs, names what finished and writes no report", {
   assert.equal(stdout, "");
   assert.deepEqual(fs.readdirSync(dir), []);
 });
+
+test("schedlab hooks --verbose HOOK describes one hook; an unknown hook exits 2 naming the accepted ones", () => {
+  const r = cli("hooks", "--verbose", "fair.select_idle_sibling");
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^fair\.select_idle_sibling\n/);
+  assert.match(r.stdout, /2\.6\.29\s+wake_idle\(cpu, p\)\n\s+kernel\/sched_fair\.c/);
+  assert.match(r.stdout, /5\.6-6\.19\s+select_idle_sibling\(p, prev, target\)/);
+  assert.match(r.stdout, /model: selectIdleSibling5x \(src\/kernel\/fair\/wake\/v5x\.ts\)/);
+  for (const field of ["k", "p", "prev", "target", "thisCpu"])
+    assert.match(r.stdout, new RegExp(`^    ${field} +\\S`, "m"), field);
+  assert.match(r.stdout, /default: /);
+  assert.match(r.stdout, /\.replace\("fair\.select_idle_sibling", \(ctx, base\) =>/);
+  assert.doesNotMatch(r.stdout, /^fair\.wake_affine/m, "one hook only");
+  const plain = cli("hooks");
+  const all = cli("hooks", "--verbose");
+  assert.equal(all.status, 0, all.stderr);
+  // one full description per hook the plain list names
+  assert.equal(
+    all.stdout.match(/^ {2}example: /gm)?.length,
+    plain.stdout.trim().split("\n").length,
+  );
+  assert.match(plain.stdout, /^fair\.select_idle_sibling +select_idle_sibling\(p, prev, target\)/m);
+  assert.doesNotMatch(plain.stdout, /example/);
+  const bad = cli("hooks", "--verbose", "fair.select_idle_sibing");
+  assert.equal(bad.status, 2);
+  assert.match(
+    bad.stderr,
+    /unknown hook "fair\.select_idle_sibing" \(accepted: core\.ttwu_queue_cond, .*fair\.select_idle_sibling, .*topology\.group_capacity\)/,
+  );
+  assert.equal(bad.stdout, "");
+});

@@ -8,7 +8,11 @@ import type { Era } from "./features";
 import { checkedReplacement } from "./hook_checks";
 
 // Empty on purpose: each kernel module adds its hooks by declaration merging.
-/** Every hook's name and signature; kernel modules add theirs by declaration merging. */
+/**
+ * Every hook's name and signature; kernel modules add theirs by declaration merging. Each hook in
+ * full (kernel function per era, context fields, default, example): the Hooks document
+ * (docs/hooks.md), `npx schedlab hooks --verbose HOOK`, or {@link HOOK_DOCS}.
+ */
 // biome-ignore lint/suspicious/noEmptyInterface: an open interface extended by module augmentation
 export interface HookTypes {}
 /** The name of a hook, e.g. "fair.select_task_rq". */
