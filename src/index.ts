@@ -4,6 +4,7 @@ import { schedFair } from "./workload/sched_fair";
 import { withBackground } from "./workload/background";
 import { mix } from "./workload/mix";
 import { schbench as schbenchFactory } from "./workload/schbench";
+import { sysbenchCpu } from "./workload/sysbench_cpu";
 import * as patchSeeds from "./patch/seeds/index";
 
 // Hooks register themselves when their kernel modules load; load them all here.
@@ -149,6 +150,8 @@ export const workload = {
   schbench: schbenchFactory,
   /** Several workloads at once; the first keeps its metric names, the others are prefixed. */
   mix,
+  /** sysbench 1.0 `cpu`: threads computing primes; events/s and per-event latency; `.format()` prints sysbench's report. */
+  sysbenchCpu,
 };
 
 /** The published patches, as data. */
@@ -266,3 +269,10 @@ export {
   type MmtestsOptions,
 } from "./analysis/mmtests";
 export { SEED003_METRICS, publishedPercentiles, mergedHistogram } from "./reproduce/seed003";
+export {
+  formatSysbenchCpu,
+  trialDivisions,
+  SYSBENCH_CPU_DIVISION_NS,
+  type SysbenchCpuParams,
+  type BenchmarkWorkload,
+} from "./workload/sysbench_cpu";
