@@ -5,6 +5,7 @@ import { withBackground } from "./workload/background";
 import { mix } from "./workload/mix";
 import { schbench as schbenchFactory } from "./workload/schbench";
 import { sysbenchCpu } from "./workload/sysbench_cpu";
+import { perfBenchPipe } from "./workload/perf_bench_pipe";
 import * as patchSeeds from "./patch/seeds/index";
 
 // Hooks register themselves when their kernel modules load; load them all here.
@@ -152,6 +153,8 @@ export const workload = {
   mix,
   /** sysbench 1.0 `cpu`: threads computing primes; events/s and per-event latency; `.format()` prints sysbench's report. */
   sysbenchCpu,
+  /** `perf bench sched pipe`: two tasks ping-ponging over two pipes; usecs/op; `.format()` prints perf's report. */
+  perfBenchPipe,
 };
 
 /** The published patches, as data. */
@@ -276,3 +279,7 @@ export {
   type SysbenchCpuParams,
   type BenchmarkWorkload,
 } from "./workload/sysbench_cpu";
+export {
+  formatPerfBenchPipe,
+  type PerfBenchPipeParams,
+} from "./workload/perf_bench_pipe";
