@@ -6,6 +6,7 @@ import { mix } from "./workload/mix";
 import { schbench as schbenchFactory } from "./workload/schbench";
 import { sysbenchCpu } from "./workload/sysbench_cpu";
 import { perfBenchPipe } from "./workload/perf_bench_pipe";
+import { stressCpu } from "./workload/stress_cpu";
 import * as patchSeeds from "./patch/seeds/index";
 
 // Hooks register themselves when their kernel modules load; load them all here.
@@ -155,6 +156,8 @@ export const workload = {
   sysbenchCpu,
   /** `perf bench sched pipe`: two tasks ping-ponging over two pipes; usecs/op; `.format()` prints perf's report. */
   perfBenchPipe,
+  /** stress-ng `--cpu N --cpu-load P`: duty-cycled CPU hogs; bogo ops and achieved load; `.format()` prints stress-ng's metrics. */
+  stressCpu,
 };
 
 /** The published patches, as data. */
@@ -283,3 +286,5 @@ export {
   formatPerfBenchPipe,
   type PerfBenchPipeParams,
 } from "./workload/perf_bench_pipe";
+export { formatStressCpu, type StressCpuParams } from "./workload/stress_cpu";
+export { STRESS_CPU_METHOD_RATES } from "./workload/stress_cpu_methods";
