@@ -55,7 +55,10 @@ test("stressCpu: prints stress-ng's metrics table; its columns line up with the 
   const prefix = "stress-ng: metrc: [1000] ".length;
   let at = prefix + 13;
   const colEnds = [at];
-  for (const w of [9, 9, 9, 9, 12, 14, 12, 13]) colEnds.push((at += 1 + w));
+  for (const w of [9, 9, 9, 9, 12, 14, 12, 13]) {
+    at += 1 + w;
+    colEnds.push(at);
+  }
   for (const line of lines.slice(2, 5)) {
     assert.equal(line.length, colEnds.at(-1), line);
     for (const e of colEnds.slice(1)) assert.equal(line[e], e < line.length ? " " : undefined);
