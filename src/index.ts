@@ -7,6 +7,7 @@ import { schbench as schbenchFactory } from "./workload/schbench";
 import { sysbenchCpu } from "./workload/sysbench_cpu";
 import { perfBenchPipe } from "./workload/perf_bench_pipe";
 import { stressCpu } from "./workload/stress_cpu";
+import { rtApp } from "./workload/rt_app";
 import * as patchSeeds from "./patch/seeds/index";
 
 // Hooks register themselves when their kernel modules load; load them all here.
@@ -158,6 +159,8 @@ export const workload = {
   perfBenchPipe,
   /** stress-ng `--cpu N --cpu-load P`: duty-cycled CPU hogs; bogo ops and achieved load; `.format()` prints stress-ng's metrics. */
   stressCpu,
+  /** rt-app: a LISA-style JSON description (phases of run/runtime/sleep/timer/lock, policies, affinities), zod-validated; `.format()` prints its logs. */
+  rtApp,
 };
 
 /** The published patches, as data. */
@@ -288,3 +291,10 @@ export {
 } from "./workload/perf_bench_pipe";
 export { formatStressCpu, type StressCpuParams } from "./workload/stress_cpu";
 export { STRESS_CPU_METHOD_RATES } from "./workload/stress_cpu_methods";
+export { formatRtApp } from "./workload/rt_app";
+export {
+  rtAppSchema,
+  RT_APP_EVENTS,
+  RT_APP_POLICIES,
+  type RtAppJson,
+} from "./workload/rt_app_schema";

@@ -67,8 +67,8 @@ const MAX_PRIME_LIMIT = 1_000_000;
 
 /** A workload with the real tool's report: `format(metrics)` returns the text the tool prints. */
 export interface BenchmarkWorkload extends Workload {
-  /** The tool's printed report for one iteration's metrics. */
-  format(metrics: Record<string, number>): string;
+  /** The tool's printed report for one iteration's metrics (and series, for tools that log rows). */
+  format(metrics: Record<string, number>, series?: Record<string, number[]>): string;
 }
 
 /**
