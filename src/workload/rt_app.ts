@@ -161,6 +161,7 @@ export function rtApp(json: unknown): BenchmarkWorkload {
     }
   }
   const spec = parseWith(rtAppSchema, raw, where);
+  plan(spec, Number.POSITIVE_INFINITY); // priorities now; CPUs once the machine is known
   const duration = spec.global?.duration ?? -1;
   const calibration = spec.global?.calibration ?? "CPU0";
   const nsPerLoop = typeof calibration === "number" ? calibration : DEFAULT_NS_PER_LOOP;
