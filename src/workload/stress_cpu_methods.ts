@@ -1,9 +1,11 @@
-// The bogo-op rate of every stress-ng cpu method (stress-cpu.c's stress_cpu_methods[], as of
-// stress-ng V0.22.00-32-g291fc4341): method calls per second on the reference Intel i5-8350U that
-// commit 72da15f77 ("stress-cpu: normalized method cpu bogo ops", 2022) normalised them on. Each
-// call adds 1484.50 / rate to the bogo-op counter. In table order, "all" excluded; the methods
-// behind #if (complex, _Decimal*, int128, _Float*, __float80/128, rand48) are all listed, as a gcc
-// build on x86-64 has them.
+/**
+ * The bogo-op rate of every stress-ng cpu method (stress-cpu.c's stress_cpu_methods[], as of
+ * stress-ng V0.22.00-32-g291fc4341): method calls per second on the reference Intel i5-8350U that
+ * commit 72da15f77 ("stress-cpu: normalized method cpu bogo ops", 2022) normalised them on. Each
+ * call adds 1484.50 / rate to the bogo-op counter. In table order, "all" excluded; the methods
+ * behind #if (complex, _Decimal*, int128, _Float*, __float80/128, rand48) are all listed, as a gcc
+ * build on x86-64 has them.
+ */
 export const STRESS_CPU_METHOD_RATES: ReadonlyArray<readonly [string, number]> = [
   ["ackermann", 2008.64],
   ["apery", 9344.95],
