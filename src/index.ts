@@ -5,6 +5,10 @@ import { withBackground } from "./workload/background";
 import { mix } from "./workload/mix";
 import { schbench as schbenchFactory } from "./workload/schbench";
 import { oltpRtMix as oltpRtMixFactory } from "./workload/oltp_rt_mix";
+import { sysbenchCpu } from "./workload/sysbench_cpu";
+import { perfBenchPipe } from "./workload/perf_bench_pipe";
+import { stressCpu } from "./workload/stress_cpu";
+import { rtApp } from "./workload/rt_app";
 import * as patchSeeds from "./patch/seeds/index";
 
 // Hooks register themselves when their kernel modules load; load them all here.
@@ -175,6 +179,14 @@ export const workload = {
   mix,
   /** OLTP-like mix: fair transaction tasks on every CPU, RT server threads at a few levels (seed 004). */
   oltpRtMix: oltpRtMixFactory,
+  /** sysbench 1.0 `cpu`: threads computing primes; events/s and per-event latency; `.format()` prints sysbench's report. */
+  sysbenchCpu,
+  /** `perf bench sched pipe`: two tasks ping-ponging over two pipes; usecs/op; `.format()` prints perf's report. */
+  perfBenchPipe,
+  /** stress-ng `--cpu N --cpu-load P`: duty-cycled CPU hogs; bogo ops and achieved load; `.format()` prints stress-ng's metrics. */
+  stressCpu,
+  /** rt-app: a LISA-style JSON description (phases of run/runtime/sleep/timer/lock, policies, affinities), zod-validated; `.format()` prints its logs. */
+  rtApp,
 };
 
 /** The published patches, as data. */
@@ -304,3 +316,23 @@ export {
   pairedRatios,
   seed004Experiment,
 } from "./reproduce/seed004";
+export {
+  formatSysbenchCpu,
+  trialDivisions,
+  SYSBENCH_CPU_DIVISION_NS,
+  type SysbenchCpuParams,
+  type BenchmarkWorkload,
+} from "./workload/sysbench_cpu";
+export {
+  formatPerfBenchPipe,
+  type PerfBenchPipeParams,
+} from "./workload/perf_bench_pipe";
+export { formatStressCpu, type StressCpuParams } from "./workload/stress_cpu";
+export { STRESS_CPU_METHOD_RATES } from "./workload/stress_cpu_methods";
+export { formatRtApp } from "./workload/rt_app";
+export {
+  rtAppSchema,
+  RT_APP_EVENTS,
+  RT_APP_POLICIES,
+  type RtAppJson,
+} from "./workload/rt_app_schema";

@@ -107,7 +107,10 @@ test("bad input exits 2 with a message naming the field and the accepted values"
 test("schedlab domains says which fair pick an era runs and what of the era's EEVDF is not modelled", () => {
   const r619 = cli("domains", "core2-2x2", "--era", "6.19");
   assert.equal(r619.status, 0, r619.stderr);
-  assert.match(r619.stdout, /^# era 6\.19: the fair class runs EEVDF .*DELAY_DEQUEUE.*not modelled/m);
+  assert.match(
+    r619.stdout,
+    /^# era 6\.19: the fair class runs EEVDF .*DELAY_DEQUEUE.*not modelled/m,
+  );
   const r48 = cli("domains", "core2-2x2", "--era", "4.8");
   assert.equal(r48.status, 0, r48.stderr);
   assert.doesNotMatch(r48.stdout, /EEVDF/);
