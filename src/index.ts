@@ -3,6 +3,7 @@ import * as workloadBasic from "./workload/basic";
 import { schedFair } from "./workload/sched_fair";
 import { withBackground } from "./workload/background";
 import { schbench as schbenchFactory } from "./workload/schbench";
+import { netperfUdpStream } from "./workload/netperf";
 import * as patchSeeds from "./patch/seeds/index";
 
 // Hooks register themselves when their kernel modules load; load them all here.
@@ -104,6 +105,8 @@ export const workload = {
   withBackground,
   /** schbench (2016-2020): message threads waking workers; wakeup latency percentiles (seed 003). */
   schbench: schbenchFactory,
+  /** netperf UDP_STREAM over loopback: send and receive lines, pair placement (seed 000). */
+  netperfUdpStream,
 };
 
 /** The published patches, as data. */
@@ -206,6 +209,16 @@ export type {
 
 // seed 003
 export { schbench, SCHBENCH_WORKING_SET_BYTES, type SchbenchParams } from "./workload/schbench";
+export {
+  netperfUdpStream,
+  netperfConfidence,
+  UDP_LENGTH_MAX,
+  SOCKET_BUFFER_DEFAULT,
+  NETPERF_TX_STACK_NS,
+  NETPERF_RX_STACK_NS,
+  type NetperfUdpStreamParams,
+  type NetperfConfidence,
+} from "./workload/netperf";
 export {
   LatencyHistogram,
   SCHBENCH_PERCENTILES,

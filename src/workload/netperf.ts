@@ -1,0 +1,332 @@
+// netperf UDP_STREAM over loopback (netperf 2.x, src/nettest_bsd.c send_udp_stream /
+// recv_udp_stream). netperf loops sendto() of -m bytes without waiting for anything; netserver
+// loops recv(). Over loopback the whole path of one datagram runs in the sender's sendto():
+// udp_sendmsg -> ip_append_data (copy_from_user into page frags) -> ip_local_out -> loopback_xmit
+// -> netif_rx, and the NET_RX softirq run at local_bh_enable on the same CPU: ip_rcv ->
+// udp_rcv -> __udp_queue_rcv_skb, which drops the datagram when sk_rmem_alloc would exceed
+// sk_rcvbuf (UDP_MIB_RCVBUFERRORS) and otherwise queues it and calls sk_data_ready
+// (sock_def_readable: wake_up_interruptible_sync_poll, a WF_SYNC wakeup of netserver).
+// net/ipv4/udp.c, net/ipv4/ip_output.c, drivers/net/loopback.c, net/core/sock.c, v4.8.
+//
+// What the payload costs, and why placement matters: ip_append_data copies the user buffer into
+// the socket's page frag (skb_page_frag_refill, net/core/sock.c v4.8: a 32 KB compound page,
+// reused while only the frag holds it, otherwise put and a new one taken from the page
+// allocator, whose free lists hand back the most recently freed block first). The pages
+// netserver has just read and freed are the ones netperf writes next; netserver copies them to
+// user space (skb_copy_datagram_msg) from wherever netperf's CPU left them. Both copies are
+// priced with the machine's copy figures at the distance between the two CPUs (cache.copyNs).
+import { run, wait, wake } from "../kernel/ops";
+import type { Task, TaskApi } from "../kernel/sched";
+import { confidenceInterval } from "../analysis/stats";
+import type { Workload, WorkloadContext, WorkloadRun } from "./workload";
+import { requireInt, requireKnownKeys, requireNumber, runLength } from "./workload";
+
+/** UDP_LENGTH_MAX: 65535 - 20 (IP header) - 8 (UDP header); netperf's default -m for UDP. */
+export const UDP_LENGTH_MAX = 65507;
+/** net.core.rmem_default / wmem_default of a 4.8 kernel (SK_RMEM_MAX, 212992 bytes). */
+export const SOCKET_BUFFER_DEFAULT = 212992;
+
+/**
+ * estimate: sender-side kernel work of one datagram besides the payload copy, at 3 GHz: the
+ * sendto entry, udp_sendmsg (route lookup for an unconnected socket, ip_make_skb /
+ * ip_append_data allocating the skb and its 2-3 page frags), ip_local_out, loopback_xmit,
+ * netif_rx and the softirq's ip_rcv / udp_rcv / socket lookup / queueing: several thousand
+ * instructions, taken as 2 us. Not derived from any throughput.
+ */
+export const NETPERF_TX_STACK_NS = 2000;
+/**
+ * estimate: receiver-side kernel work of one datagram besides the payload copy: the recvfrom
+ * entry, __skb_recv_datagram, and freeing the skb and its frags (skb_free_datagram_locked),
+ * taken as 1 us.
+ */
+export const NETPERF_RX_STACK_NS = 1000;
+
+/** Parameters of workload.netperfUdpStream (netperf's own options where there is one). */
+export interface NetperfUdpStreamParams {
+  /** -m: bytes per send (default UDP_LENGTH_MAX, 65507). */
+  messageBytes?: number;
+  /** -s/-S: socket buffer bytes, send and receive (default 212992). */
+  socketBufferBytes?: number;
+  /** -l: test length, seconds (default 60). */
+  seconds?: number;
+  /** Seconds at the start not counted (default 0). */
+  warmupSeconds?: number;
+  /** -T lcpu,rcpu: bind netperf and netserver to these CPUs (default: unbound). */
+  bind?: [number, number];
+}
+
+const ACCEPTED = ["messageBytes", "socketBufferBytes", "seconds", "warmupSeconds", "bind"] as const;
+
+/** One payload buffer (a datagram's page frags) and the CPU whose cache last touched it. */
+interface PayloadBuf {
+  lastCpu: number;
+}
+
+/**
+ * netperf UDP_STREAM over loopback: netperf sends, netserver receives, both started by the
+ * harness (netserver first, then netperf, as a script does). Metrics: `throughput_mbps` (the
+ * send line: messages okay x bytes x 8 / time, 10^6 bit/s; the headline figure),
+ * `recv_throughput_mbps` (the receive line), `messages_ok`, `messages_received`,
+ * `messages_dropped` (receive buffer full), `send_errors` (ENOBUFS: none over loopback, where
+ * ip_rcv orphans the skb and so returns its send-buffer charge at once), `active_balances_per_s`,
+ * `migrations_per_s` (all migrations of the pair), `pair_shares_l2_fraction` (share of time both
+ * tasks sit on CPUs sharing an L2 or closer). Series: `pair_cpus` ([t s, netperf CPU, netserver
+ * CPU] at each change), `active_balance_at` (times of active-balance migrations, s),
+ * `nr_balance_failed` ([t s, cpu, value] of each CPU's top-level domain at each change, 1 ms
+ * resolution).
+ *
+ * @example
+ * ```ts
+ * import { topology, workload } from "schedlab";
+ * const np = workload.netperfUdpStream({ seconds: 0.05 });
+ * const res = await topology("xeon-x5472").era("4.8").workload(np).run();
+ * console.log(res.mean("throughput_mbps", "baseline") > 1000);
+ * ```
+ * Prints:
+ * ```text
+ * true
+ * ```
+ */
+export function netperfUdpStream(params: NetperfUdpStreamParams = {}): Workload {
+  const where = "workload.netperfUdpStream";
+  requireKnownKeys(where, params, ACCEPTED);
+  const bytes = requireInt(
+    where,
+    "messageBytes",
+    params.messageBytes ?? UDP_LENGTH_MAX,
+    1,
+    UDP_LENGTH_MAX,
+  );
+  const rcvbuf = requireInt(
+    where,
+    "socketBufferBytes",
+    params.socketBufferBytes ?? SOCKET_BUFFER_DEFAULT,
+    1,
+  );
+  const seconds = requireNumber(where, "seconds", params.seconds ?? 60, 0, false);
+  const bind = params.bind;
+  if (
+    bind !== undefined &&
+    (!Array.isArray(bind) || bind.length !== 2 || !bind.every((c) => Number.isInteger(c) && c >= 0))
+  )
+    throw new Error(
+      `${where}: bind must be [netperf CPU, netserver CPU], two CPU numbers (got ${JSON.stringify(bind)})`,
+    );
+  const len = runLength(where, { seconds, warmupSeconds: params.warmupSeconds }, seconds);
+  return {
+    name: "netperf-udp-stream",
+    params: {
+      messageBytes: bytes,
+      socketBufferBytes: rcvbuf,
+      seconds,
+      warmupSeconds: params.warmupSeconds ?? 0,
+    },
+    ...len,
+    setup(ctx: WorkloadContext): WorkloadRun {
+      const k = ctx.kernel;
+      const costs = k.machine.costs;
+      const counting = () => k.now >= ctx.warmupNs;
+      // netperf's send and receive rings: send_width = lss_size / send_size + 1 buffers
+      // (nettest_bsd.c), all touched in turn: the working set a migrated task refills.
+      const ringBytes = (Math.floor(rcvbuf / bytes) + 1) * bytes;
+      // The socket receive queue: the buffer each queued datagram carries.
+      const queue: PayloadBuf[] = [];
+      let rmemAlloc = 0;
+      // Freed payload buffers, most recent last (the page allocator's LIFO free lists).
+      const free: PayloadBuf[] = [];
+      let receiverWaiting = false;
+      let ok = 0;
+      let received = 0;
+      let dropped = 0;
+      let sender: Task | null = null;
+      let receiver: Task | null = null;
+      const pairCpus: number[] = [];
+      const activeAt: number[] = [];
+      const failedSeries: number[] = [];
+
+      // Where the bytes of a buffer come from: another CPU's cache, or memory for a new page.
+      const fillNs = (buf: PayloadBuf | undefined, cpu: number) =>
+        buf ? k.cache.copyNs(bytes, buf.lastCpu, cpu) : bytes / costs.memoryBytesPerNs;
+
+      function* netperf(api: TaskApi) {
+        for (;;) {
+          const cpu = api.cpu();
+          // sendto(): ip_append_data writes the payload into recycled page frags
+          const buf = free.pop();
+          yield run(costs.syscallNs + NETPERF_TX_STACK_NS + fillNs(buf, cpu));
+          const at = api.cpu(); // the softirq runs where the send finished
+          const b: PayloadBuf = { lastCpu: at };
+          if (counting()) ok++;
+          // __udp_queue_rcv_skb: drop when the receive buffer is full (the skb is freed here)
+          if (rmemAlloc + bytes > rcvbuf) {
+            if (counting()) dropped++;
+            free.push(b);
+            continue;
+          }
+          rmemAlloc += bytes;
+          queue.push(b);
+          if (receiverWaiting) {
+            receiverWaiting = false;
+            yield wake(receiver!.pid, true); // sock_def_readable: a sync wakeup
+          }
+        }
+      }
+
+      function* netserver(api: TaskApi) {
+        for (;;) {
+          while (queue.length === 0) {
+            receiverWaiting = true;
+            yield wait();
+          }
+          const b = queue.shift()!;
+          const cpu = api.cpu();
+          // recv(): skb_copy_datagram_msg from where netperf's CPU wrote the payload
+          yield run(costs.syscallNs + NETPERF_RX_STACK_NS + k.cache.copyNs(bytes, b.lastCpu, cpu));
+          // skb_free_datagram_locked: rmem returned, the frags go back to the allocator
+          rmemAlloc -= bytes;
+          b.lastCpu = api.cpu();
+          free.push(b);
+          if (counting()) received++;
+        }
+      }
+
+      // Sampling every 1 ms: pair placement, active balances, nr_balance_failed (cheap events).
+      const SAMPLE_NS = 1_000_000;
+      let sharedNs = 0;
+      let sampledNs = 0;
+      let lastS = -1;
+      let lastR = -1;
+      let migBase = 0;
+      let activeBase = 0;
+      let lastActive = 0;
+      const lastFailed = new Int32Array(k.rqs.length).fill(-1);
+      const activeMoves = () => k.counters.migrations.active_balance ?? 0;
+      const allMigrations = () => Object.values(k.counters.migrations).reduce((a, b) => a + b, 0);
+      const sample = () => {
+        if (sender && receiver) {
+          const s = sender.cpu;
+          const r = receiver.cpu;
+          if (s !== lastS || r !== lastR) {
+            pairCpus.push(k.now / 1e9, s, r);
+            lastS = s;
+            lastR = r;
+          }
+          if (counting()) {
+            sampledNs += SAMPLE_NS;
+            const lvl = k.cache.level(s, r);
+            if (lvl === "same_cpu" || lvl === "same_core" || lvl === "shared_l2")
+              sharedNs += SAMPLE_NS;
+          }
+        }
+        const a = activeMoves();
+        if (a !== lastActive) {
+          for (let i = lastActive; i < a; i++) activeAt.push(k.now / 1e9);
+          lastActive = a;
+        }
+        for (let c = 0; c < k.rqs.length; c++) {
+          const doms = k.domains.domains[c];
+          const top = doms?.length ? doms[doms.length - 1].nrBalanceFailed : 0;
+          if (top !== lastFailed[c]) {
+            failedSeries.push(k.now / 1e9, c, top);
+            lastFailed[c] = top;
+          }
+        }
+        if (k.now + SAMPLE_NS <= ctx.endNs) ctx.at(k.now + SAMPLE_NS, sample);
+      };
+      if (bind && bind.some((c) => c >= ctx.ncpus))
+        throw new Error(
+          `${where}: bind CPUs must be below ${ctx.ncpus} on this machine (got ${JSON.stringify(bind)})`,
+        );
+      ctx.at(0, () => {
+        receiver = ctx.spawn({
+          comm: "netserver",
+          role: "receiver",
+          workingSetBytes: ringBytes,
+          program: netserver,
+          cpus: bind ? [bind[1]] : undefined,
+        });
+        sender = ctx.spawn({
+          comm: "netperf",
+          role: "sender",
+          workingSetBytes: ringBytes,
+          program: netperf,
+          cpus: bind ? [bind[0]] : undefined,
+        });
+        sample();
+      });
+      ctx.at(ctx.warmupNs, () => {
+        migBase = allMigrations();
+        activeBase = activeMoves();
+      });
+
+      return {
+        metrics() {
+          const secs = Math.max(1e-9, (ctx.endNs - ctx.warmupNs) / 1e9);
+          const mbps = (n: number) => (n * bytes * 8) / secs / 1e6;
+          return {
+            throughput_mbps: mbps(ok),
+            recv_throughput_mbps: mbps(received),
+            messages_ok: ok,
+            messages_received: received,
+            messages_dropped: dropped,
+            send_errors: 0,
+            active_balances_per_s: (activeMoves() - activeBase) / secs,
+            migrations_per_s: (allMigrations() - migBase) / secs,
+            pair_shares_l2_fraction: sampledNs ? sharedNs / sampledNs : NaN,
+          };
+        },
+        series() {
+          return {
+            pair_cpus: pairCpus,
+            active_balance_at: activeAt,
+            nr_balance_failed: failedSeries,
+          };
+        },
+      };
+    },
+  };
+}
+
+/** What netperf's -i max,min -I level,width rule makes of a list of per-iteration results. */
+export interface NetperfConfidence {
+  /** Iterations netperf runs: it stops at the first n >= min whose interval is narrow enough. */
+  iterations: number;
+  /** Whether the interval met the width at that n. */
+  met: boolean;
+  /** Interval width / mean at that n (both sides, e.g. 0.05 for +-2.5%). */
+  width: number;
+  /** netperf's warning when the interval was not met, else null. */
+  warning: string | null;
+}
+
+/**
+ * netperf's confidence rule (netsh.c: -i max,min with min and max raised to at least 3; -I
+ * level,width with width in percent of the mean, both sides): after each iteration from `min`
+ * on, stop when the `level` interval of the mean is at most `widthPct`% wide; at `max` stop
+ * anyway and warn. `values` are the iterations in run order (at least `max` of them, or all).
+ */
+export function netperfConfidence(
+  values: readonly number[],
+  opts: { max?: number; min?: number; level?: number; widthPct?: number } = {},
+): NetperfConfidence {
+  const max = Math.min(30, Math.max(3, opts.max ?? 5));
+  const min = Math.min(max, Math.max(3, opts.min ?? 1));
+  const level = (opts.level ?? 95) / 100;
+  const want = (opts.widthPct ?? 5) / 100;
+  let n = Math.min(min, values.length);
+  for (;;) {
+    const ci = confidenceInterval(values.slice(0, n), level);
+    const width = (2 * ci.halfWidth) / ci.mean;
+    if (width <= want) return { iterations: n, met: true, width, warning: null };
+    if (n >= max || n >= values.length) {
+      const pct = ((width * 100) / 2).toFixed(1);
+      return {
+        iterations: n,
+        met: false,
+        width,
+        warning: `!!! WARNING\n!!! Desired confidence was not achieved within the specified iterations.\n!!! Confidence intervals: Throughput      : ${pct}%`,
+      };
+    }
+    n++;
+  }
+}
