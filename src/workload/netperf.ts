@@ -233,7 +233,7 @@ export function netperfUdpStream(params: NetperfUdpStreamParams = {}): Workload 
         }
         if (k.now + SAMPLE_NS <= ctx.endNs) ctx.at(k.now + SAMPLE_NS, sample);
       };
-      if (bind && bind.some((c) => c >= ctx.ncpus))
+      if (bind?.some((c) => c >= ctx.ncpus))
         throw new Error(
           `${where}: bind CPUs must be below ${ctx.ncpus} on this machine (got ${JSON.stringify(bind)})`,
         );
