@@ -70,7 +70,7 @@ interface PayloadBuf {
  * `messages_dropped` (receive buffer full), `send_errors` (ENOBUFS: none over loopback, where
  * ip_rcv orphans the skb and so returns its send-buffer charge at once), `active_balances_per_s`,
  * `migrations_per_s` (all migrations of the pair), `pair_shares_l2_fraction` (share of time both
- * tasks sit on CPUs sharing an L2 or closer). Series: `pair_cpus` ([t s, netperf CPU, netserver
+ * tasks sit on CPUs sharing a cache: an L2, or an L3 where that is the LLC). Series: `pair_cpus` ([t s, netperf CPU, netserver
  * CPU] at each change), `active_balance_at` (times of active-balance migrations, s),
  * `nr_balance_failed` ([t s, cpu, value] of each CPU's top-level domain at each change, 1 ms
  * resolution).
@@ -214,7 +214,12 @@ export function netperfUdpStream(params: NetperfUdpStreamParams = {}): Workload 
           if (counting()) {
             sampledNs += SAMPLE_NS;
             const lvl = k.cache.level(s, r);
-            if (lvl === "same_cpu" || lvl === "same_core" || lvl === "shared_l2")
+            if (
+              lvl === "same_cpu" ||
+              lvl === "same_core" ||
+              lvl === "shared_l2" ||
+              lvl === "shared_llc"
+            )
               sharedNs += SAMPLE_NS;
           }
         }
