@@ -80,8 +80,10 @@ export class RqView implements LbRq {
       ? rqLoadWeight2629(this.rq)
       : this.rq.cfs.loadWeight;
   }
-  /** 4.x runnable_load_avg: the PELT load of the queued entities. */
+  /** 4.x cfs_rq->runnable_load_avg as last updated (weighted_cpuload reads it unrefreshed). */
   get runnableLoadAvg(): number {
+    const rl = this.rq.cfs.runnableLoad;
+    if (rl) return rl.avg;
     let s = 0;
     for (const p of this.rq.cfs.tasks) s += p.se.avg.loadAvg;
     return s;
