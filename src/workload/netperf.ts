@@ -242,6 +242,9 @@ export function netperfUdpStream(params: NetperfUdpStreamParams = {}): Workload 
         throw new Error(
           `${where}: bind CPUs must be below ${ctx.ncpus} on this machine (got ${JSON.stringify(bind)})`,
         );
+      // netserver is up before the test; netperf starts at a random moment within the first
+      // jiffy (the tick phase of a run: the one source of run-to-run variation here).
+      const start = Math.floor(ctx.random("netperf-start").next() * ctx.tickNs);
       ctx.at(0, () => {
         receiver = ctx.spawn({
           comm: "netserver",
@@ -250,6 +253,8 @@ export function netperfUdpStream(params: NetperfUdpStreamParams = {}): Workload 
           program: netserver,
           cpus: bind ? [bind[1]] : undefined,
         });
+      });
+      ctx.at(start, () => {
         sender = ctx.spawn({
           comm: "netperf",
           role: "sender",

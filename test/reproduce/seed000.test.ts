@@ -36,7 +36,7 @@ test("000: before the patch active balances at a steady rate, after it none; the
 });
 
 test("000: post/pre throughput 1.6 to 2.6 (published 2.09)", {
-  todo: "the model misses: the pushed task is pulled back into the partner's L2 by the next sync wakeup within about a millisecond, so the pair shares an L2 ~94% of the time before the patch and the gain is ~5%; see docs/experiments/000.md",
+  todo: "the model misses: ratio ~1.49 (pre 39.6, post 59.1 Gbit/s); the pair is split across L2s ~half the time before the patch (published behaviour unknown), and a split costs the sender a cross-die refill of its recycled payload pages; see docs/experiments/000.md",
 }, () => {
   const ratio = sim(x5472.rows, "throughput_ratio", "post");
   assert.ok(ratio >= 1.6 && ratio <= 2.6, `ratio ${ratio}`);
