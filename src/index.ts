@@ -235,3 +235,9 @@ export {
   type MmtestsOptions,
 } from "./analysis/mmtests";
 export { SEED003_METRICS, publishedPercentiles, mergedHistogram } from "./reproduce/seed003";
+export {
+  SEED000_MECHANISM,
+  keptValues,
+  netperfKept,
+  throughputRatios,
+} from "./reproduce/seed000";
