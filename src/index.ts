@@ -150,6 +150,7 @@ export type {
   RtRq,
   SchedEntity,
   SchedAvg,
+  RunnableLoad48,
   PeltRemoved,
   Policy,
   ClassName,
