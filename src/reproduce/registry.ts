@@ -52,11 +52,11 @@ export function defineReproduction(r: Reproduction): Reproduction {
  * @example
  * ```ts
  * import { reproductionIds } from "schedlab";
- * console.log(reproductionIds());
+ * console.log(reproductionIds().join(" "));
  * ```
  * Prints:
  * ```text
- * [ 'demo', '002', '002-ht', '003-1w', '003-2w', '000', '000-llc' ]
+ * demo 002 002-ht 003-1w 003-2w 000 000-llc
  * ```
  */
 export function reproductionIds(): string[] {
