@@ -1,20 +1,26 @@
 // netperf UDP_STREAM over loopback (netperf 2.x, src/nettest_bsd.c send_udp_stream /
 // recv_udp_stream). netperf loops sendto() of -m bytes without waiting for anything; netserver
 // loops recv(). Over loopback the whole path of one datagram runs in the sender's sendto():
-// udp_sendmsg -> ip_append_data (copy_from_user into page frags) -> ip_local_out -> loopback_xmit
+// udp_sendmsg -> ip_append_data (copy_from_user into the skb) -> ip_local_out -> loopback_xmit
 // -> netif_rx, and the NET_RX softirq run at local_bh_enable on the same CPU: ip_rcv ->
-// udp_rcv -> __udp_queue_rcv_skb, which drops the datagram when sk_rmem_alloc would exceed
-// sk_rcvbuf (UDP_MIB_RCVBUFERRORS) and otherwise queues it and calls sk_data_ready
+// udp_rcv -> __udp_queue_rcv_skb, which drops the datagram when the receive buffer is full
+// (UDP_MIB_RCVBUFERRORS) and otherwise queues it and calls sk_data_ready
 // (sock_def_readable: wake_up_interruptible_sync_poll, a WF_SYNC wakeup of netserver).
+// loopback_xmit orphans the skb, so netperf's send buffer never fills (no ENOBUFS).
 // net/ipv4/udp.c, net/ipv4/ip_output.c, drivers/net/loopback.c, net/core/sock.c, v4.8.
 //
-// What the payload costs, and why placement matters: ip_append_data copies the user buffer into
-// the socket's page frag (skb_page_frag_refill, net/core/sock.c v4.8: a 32 KB compound page,
-// reused while only the frag holds it, otherwise put and a new one taken from the page
-// allocator, whose free lists hand back the most recently freed block first). The pages
-// netserver has just read and freed are the ones netperf writes next; netserver copies them to
-// user space (skb_copy_datagram_msg) from wherever netperf's CPU left them. Both copies are
-// priced with the machine's copy figures at the distance between the two CPUs (cache.copyNs).
+// What the payload costs, and why placement matters. Without MSG_MORE, __ip_append_data (v4.8)
+// allocates one linear skb for the whole datagram (alloclen = fraglen; paged skbs for UDP came in
+// 5.14): sock_alloc_send_skb -> __alloc_skb -> kmalloc of ~66 KB, above SLUB's largest cache, so
+// kmalloc_large takes an order-5 block (128 KB) from the buddy allocator; netserver's kfree gives
+// it back (order > 0 bypasses the per-CPU lists), and the allocator hands out the most recently
+// freed block first. So netperf copies (copy_from_user) into the lines netserver last read, and
+// netserver copies (skb_copy_datagram_msg) from wherever netperf's CPU wrote them. Both copies
+// are priced with the machine's copy figures at the distance between the two CPUs
+// (cache.copyNs). The skb is charged to the receive buffer at its truesize (~128 KB), and
+// __sock_queue_rcv_skb drops a datagram when sk_rmem_alloc is already >= sk_rcvbuf. The cache
+// lines both sides write per datagram (the receive queue and sk_rmem_alloc, the sk_buff itself,
+// the zone lock and free list) cost one line transfer each at their distance (costs.cacheLineNs).
 import { run, wait, wake } from "../kernel/ops";
 import type { Task, TaskApi } from "../kernel/sched";
 import { confidenceInterval } from "../analysis/stats";
@@ -29,7 +35,7 @@ export const SOCKET_BUFFER_DEFAULT = 212992;
 /**
  * estimate: sender-side kernel work of one datagram besides the payload copy, at 3 GHz: the
  * sendto entry, udp_sendmsg (route lookup for an unconnected socket, ip_make_skb /
- * ip_append_data allocating the skb and its 2-3 page frags), ip_local_out, loopback_xmit,
+ * ip_append_data allocating the linear skb), ip_local_out, loopback_xmit,
  * netif_rx and the softirq's ip_rcv / udp_rcv / socket lookup / queueing: several thousand
  * instructions, taken as 2 us. Not derived from any throughput.
  */
@@ -40,6 +46,35 @@ export const NETPERF_TX_STACK_NS = 2000;
  * taken as 1 us.
  */
 export const NETPERF_RX_STACK_NS = 1000;
+
+/** SKB_DATA_ALIGN(sizeof(struct sk_buff)) and of struct skb_shared_info on x86_64 4.8 (bytes). */
+const SK_BUFF_BYTES = 256;
+const SHINFO_BYTES = 320;
+const PAGE_SIZE = 4096;
+/** SLUB's largest kmalloc cache in 4.8 (KMALLOC_SHIFT_HIGH = PAGE_SHIFT + 1). */
+const KMALLOC_MAX_CACHE_SIZE = 2 * PAGE_SIZE;
+
+/**
+ * skb->truesize of one datagram of `bytes` sent over loopback (v4.8): __alloc_skb of
+ * alloclen = bytes + 28 (IP and UDP headers) + 16 (LL_RESERVED_SPACE of lo) + 15, data aligned to
+ * 64 bytes plus skb_shared_info, then truesize = SKB_TRUESIZE(ksize(data) - shared info): a
+ * kmalloc cache size (powers of two) up to 8 KB, above it a whole page block (kmalloc_large).
+ */
+export function skbTruesize(bytes: number): number {
+  const data = Math.ceil((bytes + 28 + 16 + 15) / 64) * 64 + SHINFO_BYTES;
+  const ksize =
+    data <= KMALLOC_MAX_CACHE_SIZE
+      ? 2 ** Math.ceil(Math.log2(data))
+      : PAGE_SIZE * 2 ** Math.ceil(Math.log2(data / PAGE_SIZE));
+  return ksize + SK_BUFF_BYTES;
+}
+
+/**
+ * estimate: cache lines both sides write for every datagram: the receive queue (lock and list
+ * head) and sk_rmem_alloc in struct sock (2), the sk_buff written by netperf's CPU and read and
+ * freed by netserver's (256 bytes: 4), the zone lock and free_area list of the order-5 block (2).
+ */
+export const NETPERF_SHARED_LINES = { socket: 2, skb: 4, zone: 2 } as const;
 
 /** Parameters of workload.netperfUdpStream (netperf's own options where there is one). */
 export interface NetperfUdpStreamParams {
@@ -57,7 +92,7 @@ export interface NetperfUdpStreamParams {
 
 const ACCEPTED = ["messageBytes", "socketBufferBytes", "seconds", "warmupSeconds", "bind"] as const;
 
-/** One payload buffer (a datagram's page frags) and the CPU whose cache last touched it. */
+/** One payload buffer (a datagram's skb data block) and the CPU whose cache last touched it. */
 interface PayloadBuf {
   lastCpu: number;
 }
@@ -68,7 +103,7 @@ interface PayloadBuf {
  * send line: messages okay x bytes x 8 / time, 10^6 bit/s; the headline figure),
  * `recv_throughput_mbps` (the receive line), `messages_ok`, `messages_received`,
  * `messages_dropped` (receive buffer full), `send_errors` (ENOBUFS: none over loopback, where
- * ip_rcv orphans the skb and so returns its send-buffer charge at once), `active_balances_per_s`,
+ * loopback_xmit orphans the skb and so returns its send-buffer charge at once), `active_balances_per_s`,
  * `migrations_per_s` (all migrations of the pair), `pair_shares_l2_fraction` (share of time both
  * tasks sit on CPUs sharing a cache: an L2, or an L3 where that is the LLC). Series: `pair_cpus` ([t s, netperf CPU, netserver
  * CPU] at each change), `active_balance_at` (times of active-balance migrations, s),
@@ -134,6 +169,12 @@ export function netperfUdpStream(params: NetperfUdpStreamParams = {}): Workload 
       let rmemAlloc = 0;
       // Freed payload buffers, most recent last (the page allocator's LIFO free lists).
       const free: PayloadBuf[] = [];
+      const truesize = skbTruesize(bytes);
+      // The CPU that last wrote the socket's shared lines and the zone's (-1: nobody yet).
+      let sockCpu = -1;
+      let zoneCpu = -1;
+      const lines = (n: number, from: number, cpu: number) =>
+        from < 0 || from === cpu ? 0 : n * k.cache.cacheLineNs(from, cpu);
       let receiverWaiting = false;
       let ok = 0;
       let received = 0;
@@ -151,19 +192,25 @@ export function netperfUdpStream(params: NetperfUdpStreamParams = {}): Workload 
       function* netperf(api: TaskApi) {
         for (;;) {
           const cpu = api.cpu();
-          // sendto(): ip_append_data writes the payload into recycled page frags
+          // sendto(): kmalloc_large takes the most recently freed block (zone lock, free list),
+          // copy_from_user writes the payload into it; the softirq queues it on the socket
           const buf = free.pop();
-          yield run(costs.syscallNs + NETPERF_TX_STACK_NS + fillNs(buf, cpu));
+          const shared =
+            lines(NETPERF_SHARED_LINES.zone, zoneCpu, cpu) +
+            lines(NETPERF_SHARED_LINES.socket, sockCpu, cpu);
+          zoneCpu = cpu;
+          sockCpu = cpu;
+          yield run(costs.syscallNs + NETPERF_TX_STACK_NS + fillNs(buf, cpu) + shared);
           const at = api.cpu(); // the softirq runs where the send finished
           const b: PayloadBuf = { lastCpu: at };
           if (counting()) ok++;
-          // __udp_queue_rcv_skb: drop when the receive buffer is full (the skb is freed here)
-          if (rmemAlloc + bytes > rcvbuf) {
+          // __sock_queue_rcv_skb: drop when sk_rmem_alloc is already >= sk_rcvbuf (freed here)
+          if (rmemAlloc >= rcvbuf) {
             if (counting()) dropped++;
             free.push(b);
             continue;
           }
-          rmemAlloc += bytes;
+          rmemAlloc += truesize;
           queue.push(b);
           if (receiverWaiting) {
             receiverWaiting = false;
@@ -180,10 +227,19 @@ export function netperfUdpStream(params: NetperfUdpStreamParams = {}): Workload 
           }
           const b = queue.shift()!;
           const cpu = api.cpu();
-          // recv(): skb_copy_datagram_msg from where netperf's CPU wrote the payload
-          yield run(costs.syscallNs + NETPERF_RX_STACK_NS + k.cache.copyNs(bytes, b.lastCpu, cpu));
-          // skb_free_datagram_locked: rmem returned, the frags go back to the allocator
-          rmemAlloc -= bytes;
+          // recv(): dequeue (socket lines), skb_copy_datagram_msg from where netperf's CPU wrote
+          // the payload, then kfree of the block (zone lock, free list) and of the sk_buff
+          const shared =
+            lines(NETPERF_SHARED_LINES.socket, sockCpu, cpu) +
+            lines(NETPERF_SHARED_LINES.skb, b.lastCpu, cpu) +
+            lines(NETPERF_SHARED_LINES.zone, zoneCpu, cpu);
+          sockCpu = cpu;
+          zoneCpu = cpu;
+          yield run(
+            costs.syscallNs + NETPERF_RX_STACK_NS + k.cache.copyNs(bytes, b.lastCpu, cpu) + shared,
+          );
+          // skb_free_datagram_locked: sk_rmem_alloc gives back the truesize
+          rmemAlloc -= truesize;
           b.lastCpu = api.cpu();
           free.push(b);
           if (counting()) received++;

@@ -1,7 +1,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { preset, topology, workload } from "../../src/index";
-import { NETPERF_TX_STACK_NS, UDP_LENGTH_MAX, netperfConfidence } from "../../src/workload/netperf";
+import {
+  NETPERF_TX_STACK_NS,
+  UDP_LENGTH_MAX,
+  netperfConfidence,
+  skbTruesize,
+} from "../../src/workload/netperf";
 
 test("netperfUdpStream: bad options are refused with the field and accepted values named", () => {
   assert.throws(
@@ -110,4 +115,13 @@ test("netperfConfidence: stops at 3 when the interval is narrow, warns at 5 when
   assert.ok(netperfConfidence([100, 102, 99], { max: 3 }).width > 0.05);
   const four = netperfConfidence([100, 102, 99, 100.5, 50]);
   assert.deepEqual([four.iterations, four.met], [4, true]);
+});
+
+test("skbTruesize: a 64 KB datagram is one order-5 block (kmalloc_large) plus the sk_buff", () => {
+  assert.equal(skbTruesize(UDP_LENGTH_MAX), 128 * 1024 + 256);
+  // just under one page of data and headers: a 4 KB kmalloc cache object
+  assert.equal(skbTruesize(3000), 4096 + 256);
+  // the default 212992-byte receive buffer holds two such datagrams: the check is
+  // sk_rmem_alloc >= sk_rcvbuf before charging (__sock_queue_rcv_skb)
+  assert.ok(skbTruesize(UDP_LENGTH_MAX) < 212992 && 2 * skbTruesize(UDP_LENGTH_MAX) >= 212992);
 });
