@@ -42,7 +42,7 @@ export const SOCKET_BUFFER_DEFAULT = 212992;
 export const NETPERF_TX_STACK_NS = 2000;
 /**
  * estimate: receiver-side kernel work of one datagram besides the payload copy: the recvfrom
- * entry, __skb_recv_datagram, and freeing the skb and its frags (skb_free_datagram_locked),
+ * entry, __skb_recv_datagram, and freeing the skb (skb_free_datagram_locked),
  * taken as 1 us.
  */
 export const NETPERF_RX_STACK_NS = 1000;
