@@ -9,6 +9,7 @@ import { sysbenchCpu } from "./workload/sysbench_cpu";
 import { perfBenchPipe } from "./workload/perf_bench_pipe";
 import { stressCpu } from "./workload/stress_cpu";
 import { rtApp } from "./workload/rt_app";
+import { netperfUdpStream } from "./workload/netperf";
 import * as patchSeeds from "./patch/seeds/index";
 
 // Hooks register themselves when their kernel modules load; load them all here.
@@ -18,6 +19,7 @@ import "./kernel/fair/wake/select";
 import "./kernel/rt/rt";
 import "./kernel/topology/hooks";
 import "./reproduce/demo";
+import "./reproduce/seed000";
 import "./reproduce/seed002";
 import "./reproduce/seed003";
 import "./reproduce/seed004";
@@ -187,6 +189,8 @@ export const workload = {
   stressCpu,
   /** rt-app: a LISA-style JSON description (phases of run/runtime/sleep/timer/lock, policies, affinities), zod-validated; `.format()` prints its logs. */
   rtApp,
+  /** netperf UDP_STREAM over loopback: send and receive lines, pair placement (seed 000). */
+  netperfUdpStream,
 };
 
 /** The published patches, as data. */
@@ -229,6 +233,7 @@ export type {
   RtRq,
   SchedEntity,
   SchedAvg,
+  RunnableLoad48,
   PeltRemoved,
   Policy,
   ClassName,
@@ -296,6 +301,16 @@ export {
   type OltpRtMixParams,
 } from "./workload/oltp_rt_mix";
 export {
+  netperfUdpStream,
+  netperfConfidence,
+  UDP_LENGTH_MAX,
+  SOCKET_BUFFER_DEFAULT,
+  NETPERF_TX_STACK_NS,
+  NETPERF_RX_STACK_NS,
+  type NetperfUdpStreamParams,
+  type NetperfConfidence,
+} from "./workload/netperf";
+export {
   LatencyHistogram,
   SCHBENCH_PERCENTILES,
   HISTOGRAM_RELATIVE_ERROR,
@@ -336,3 +351,9 @@ export {
   RT_APP_POLICIES,
   type RtAppJson,
 } from "./workload/rt_app_schema";
+export {
+  SEED000_MECHANISM,
+  keptValues,
+  netperfKept,
+  throughputRatios,
+} from "./reproduce/seed000";

@@ -321,6 +321,18 @@ export class CfsRq {
   /** PELT aggregate of the cfs_rq, and contributions of tasks that left while blocked. */
   avg: SchedAvg = createSchedAvg();
   removed: PeltRemoved = createPeltRemoved();
+  /**
+   * 4.x cfs_rq->runnable_load_sum / runnable_load_avg (4.3-4.12 fair.c): a PELT sum of the
+   * queued weight, entities added at enqueue and taken out at dequeue; what weighted_cpuload
+   * reads in the 4.x eras. null in other eras (set by the fair class of a 4.x kernel).
+   */
+  runnableLoad: RunnableLoad48 | null = null;
+}
+
+/** cfs_rq->runnable_load_sum and runnable_load_avg of the 4.x eras. */
+export interface RunnableLoad48 {
+  sum: number;
+  avg: number;
 }
 
 /** struct rt_rq, as far as the model needs it. */

@@ -54,11 +54,11 @@ export function defineReproduction(r: Reproduction): Reproduction {
  * @example
  * ```ts
  * import { reproductionIds } from "schedlab";
- * console.log(reproductionIds());
+ * console.log(reproductionIds().join(" "));
  * ```
  * Prints:
  * ```text
- * [ 'demo', '002', '002-ht', '003-1w', '003-2w', '004' ]
+ * demo 000 000-llc 002 002-ht 003-1w 003-2w 004
  * ```
  */
 export function reproductionIds(): string[] {

@@ -6,6 +6,7 @@ import { ERA_TRAITS, eraAtLeast } from "../features";
 import type { SchedCore } from "../core/api";
 import type { Rq } from "../sched";
 import type { SchedDomain } from "../topology/sched_domain";
+import { rqClockPelt, updateCfsRqLoadAvg } from "./pelt";
 import {
   SD_BALANCE_NEWIDLE,
   SD_LOAD_BALANCE,
@@ -29,6 +30,15 @@ import { lockRq, tryToWakeUp, unlockRq } from "../core/ttwu";
 import "./lb/load_balance";
 
 /** A jiffy in ns. */
+/**
+ * update_blocked_averages(cpu) (fair.c v4.8, at the start of rebalance_domains and of
+ * idle_balance): the balancing CPU's cfs_rq averages decayed to now; other CPUs' are read as
+ * their last update left them.
+ */
+function updateBlockedAverages(k: SchedCore, rq: Rq): void {
+  updateCfsRqLoadAvg(rqClockPelt(k.now), rq.cfs);
+}
+
 function jiffyNs(k: SchedCore): number {
   return 1e9 / k.tunables.hz;
 }
@@ -47,7 +57,10 @@ export class FairBalancer {
     this.maxInterval = maxLoadBalanceInterval(k.era, this.hz, nr);
     k.tickHooks.push((rq) => this.onTick(rq));
     k.newIdleHooks.push((rq) => this.idleBalance(rq));
+    this.blockedAverages = ERA_TRAITS[k.era].pelt && ERA_TRAITS[k.era].family === "4.x";
   }
+  /** 4.x: the balancer reads stored averages, refreshed here (update_blocked_averages). */
+  private readonly blockedAverages: boolean;
 
   // ------------------------------------------------------------------ tick
 
@@ -68,6 +81,7 @@ export class FairBalancer {
   rebalanceDomains(rq: Rq, idle: CpuIdleType): void {
     const k = this.k;
     const cpu = rq.cpu;
+    if (this.blockedAverages) updateBlockedAverages(k, rq);
     const jiffy = jiffyNs(k);
     let nextBalance = k.now + 60 * this.hz * jiffy;
     let continueBalancing = true;
@@ -244,6 +258,7 @@ export class FairBalancer {
       // Skip when the CPU tends to idle only briefly, or nothing anywhere is overloaded.
       if (rq.avgIdle < k.tunables.sched_migration_cost_ns || k.nrOverloaded === 0) return;
     }
+    if (this.blockedAverages) updateBlockedAverages(k, rq);
     let nextBalance = k.now + this.hz * jiffy;
     for (const sd of k.domains.domains[rq.cpu]) {
       if (!(sd.flags & SD_LOAD_BALANCE) || !(sd.flags & SD_BALANCE_NEWIDLE)) continue;

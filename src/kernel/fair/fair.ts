@@ -12,6 +12,8 @@ import {
   initEntityRunnableAverage,
   rqClockPelt,
   migrateTaskRqFairPelt,
+  enqueueRunnableLoad48,
+  dequeueRunnableLoad48,
   updateCfsRqLoadAvg,
   updateLoadAvg,
 } from "./pelt";
@@ -253,7 +255,10 @@ export class FairClass implements SchedClass {
       eevdf: eraAtLeast(k.era, "6.6"),
     };
     this.selectTaskRqHook = k.hooks.get("fair.select_task_rq");
+    this.runnableLoad48 = this.pelt && ERA_TRAITS[k.era].family === "4.x";
   }
+  /** 4.x keeps cfs_rq->runnable_load_avg beside load_avg (weighted_cpuload reads it). */
+  private readonly runnableLoad48: boolean;
 
   /** update_load_avg for an entity of this rq (no-op without PELT). */
   private updateLoad(rq: Rq, p: Task, flags = 0): void {
@@ -307,6 +312,10 @@ export class FairClass implements SchedClass {
     const cfs = rq.cfs;
     if (cfs.curr === p) this.updateCurr(rq);
     this.updateLoad(rq, p, DO_ATTACH);
+    if (this.runnableLoad48) {
+      cfs.runnableLoad ??= { sum: 0, avg: 0 };
+      enqueueRunnableLoad48(cfs, p.se);
+    }
     cfs.tasks.unshift(p);
     if (this.policy.placesEveryEnqueue)
       this.policy.placeEntity(this.k, cfs, p, (flags & ENQUEUE_INITIAL) !== 0);
@@ -326,6 +335,7 @@ export class FairClass implements SchedClass {
     this.policy.onDequeue?.(this.k, cfs, p, (flags & DEQUEUE_SLEEP) !== 0);
     if (cfs.curr !== p) removeFromQueue(cfs.queue, p);
     this.updateLoad(rq, p);
+    if (this.runnableLoad48) dequeueRunnableLoad48(cfs, p.se);
     removeFromQueue(cfs.tasks, p);
     clearBuddies(cfs, p);
     p.se.onRq = false;

@@ -158,6 +158,8 @@ export interface PeltCfsRq {
   hNrRunning: number;
   /** cfs_rq->curr (non-null while a task of this cfs_rq runs). */
   curr: unknown | null;
+  /** 4.x runnable_load_sum / runnable_load_avg (null or absent in other eras). */
+  runnableLoad?: { sum: number; avg: number } | null;
 }
 
 /** __update_load_avg_blocked_se: decay a sleeping entity (e.g. before reading its util). */
@@ -181,11 +183,46 @@ export function __updateLoadAvgSe(now: number, se: PeltEntity, running: boolean)
 
 /** __update_load_avg_cfs_rq: the cfs_rq's own sums are driven by its weight, h_nr and curr. */
 export function __updateLoadAvgCfsRq(now: number, cfs: PeltCfsRq): boolean {
-  if (___updateLoadSum(now, cfs.avg, cfs.loadWeight, cfs.hNrRunning, cfs.curr !== null)) {
+  const rl = cfs.runnableLoad;
+  // 4.x: runnable_load_sum decays over the same periods and accrues the same weight x contrib
+  // as the cfs_rq's load_sum in __update_load_avg(..., cfs_rq) (fair.c v4.8), so its step is
+  // the load_sum's step with its own starting value.
+  const periods = rl ? periodsUntil(now, cfs.avg) : 0;
+  const loadSum0 = cfs.avg.loadSum;
+  const decayed = ___updateLoadSum(now, cfs.avg, cfs.loadWeight, cfs.hNrRunning, cfs.curr !== null);
+  if (rl) {
+    rl.sum = decayLoad(rl.sum, periods) + (cfs.avg.loadSum - decayLoad(loadSum0, periods));
+    // runnable_load_avg is recomputed only when a period boundary was crossed, as load_avg is
+    if (decayed) rl.avg = Math.floor(rl.sum / getPeltDivider(cfs.avg));
+  }
+  if (decayed) {
     ___updateLoadAvg(cfs.avg, 1);
     return true;
   }
   return false;
+}
+
+/** The period boundaries ___update_load_sum will cross going to `now` (0 if it will not run). */
+function periodsUntil(now: number, sa: SchedAvg): number {
+  const delta = now - sa.lastUpdateTime;
+  if (delta < 0) return 0;
+  return Math.floor((Math.floor(delta / 1024) + sa.periodContrib) / 1024);
+}
+
+/** 4.x enqueue_entity_load_avg: the entity's load joins runnable_load_avg / _sum. */
+export function enqueueRunnableLoad48(cfs: PeltCfsRq, se: PeltEntity): void {
+  const rl = cfs.runnableLoad;
+  if (!rl) return;
+  rl.avg += se.avg.loadAvg;
+  rl.sum += se.weight * se.avg.loadSum;
+}
+
+/** 4.x dequeue_entity_load_avg: max_t(long, avg - se load_avg, 0), the same for the sum. */
+export function dequeueRunnableLoad48(cfs: PeltCfsRq, se: PeltEntity): void {
+  const rl = cfs.runnableLoad;
+  if (!rl) return;
+  rl.avg = Math.max(rl.avg - se.avg.loadAvg, 0);
+  rl.sum = Math.max(rl.sum - se.weight * se.avg.loadSum, 0);
 }
 
 const subPositive = (a: number, b: number): number => (a > b ? a - b : 0);

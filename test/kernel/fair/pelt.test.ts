@@ -10,6 +10,8 @@ import {
   __updateLoadAvgSe,
   accumulatePeltSegments,
   decayLoad,
+  dequeueRunnableLoad48,
+  enqueueRunnableLoad48,
   migrateTaskRqFairPelt,
   runnable_avg_yN_inv,
   updateCfsRqLoadAvg,
@@ -195,4 +197,58 @@ test("util_avg of a 100% busy task spawned at t = 0 converges toward its CPU's c
       assert.ok(p.se.avg.utilAvg >= 0.95 * 1024, `${era} ${p.comm}: util ${p.se.avg.utilAvg}`);
     }
   }
+});
+
+test("4.x runnable_load_avg: its own PELT sum of the queued weight, not the entities' load_avg", () => {
+  const cfs: PeltCfsRq = {
+    avg: createSchedAvg(),
+    removed: createPeltRemoved(),
+    loadWeight: 0,
+    hNrRunning: 0,
+    curr: null,
+    runnableLoad: { sum: 0, avg: 0 },
+  };
+  const rl = cfs.runnableLoad!;
+  const a = entity();
+  const b = entity();
+  // enqueue_entity: update_load_avg (attach), enqueue_entity_load_avg, account the weight
+  const enqueue = (t: number, se: PeltEntity) => {
+    updateLoadAvg(t, cfs, se, false, DO_ATTACH);
+    enqueueRunnableLoad48(cfs, se);
+    se.onRq = true;
+    cfs.loadWeight += se.weight;
+    cfs.hNrRunning++;
+  };
+  const dequeue = (t: number, se: PeltEntity) => {
+    updateLoadAvg(t, cfs, se, false);
+    dequeueRunnableLoad48(cfs, se);
+    se.onRq = false;
+    cfs.loadWeight -= se.weight;
+    cfs.hNrRunning--;
+  };
+  enqueue(MS, a);
+  // a runs alone for 200 ms, updated every 0.3 ms as the tick and wakeups would
+  let t = MS;
+  for (; t < 200 * MS; t += 300_000) updateLoadAvg(t, cfs, a, true);
+  // the two sums follow the same weight: within a unit or two of each other, both near 1024
+  assert.ok(Math.abs(rl.avg - a.avg.loadAvg) <= 2, `${rl.avg} vs ${a.avg.loadAvg}`);
+  assert.ok(rl.avg > 950, `${rl.avg}`);
+  // b joins for 20 ms and leaves: what it takes out is its own load_avg at that moment, so the
+  // runnable sum keeps a residue of the rounding and timing of the two (clamped at 0)
+  enqueue(t, b);
+  for (const end = t + 20 * MS; t < end; t += 300_000) {
+    updateLoadAvg(t, cfs, a, true);
+    updateLoadAvg(t, cfs, b, false);
+  }
+  const both = rl.avg;
+  assert.ok(both > a.avg.loadAvg + 200, `with b queued: ${both} vs a ${a.avg.loadAvg}`);
+  dequeue(t, b);
+  for (const end = t + 5 * MS; t < end; t += 300_000) updateLoadAvg(t, cfs, a, true);
+  const residue = rl.avg - a.avg.loadAvg;
+  assert.ok(Math.abs(residue) <= 8, `residue ${residue}`);
+  // the 5.x-style load_avg of the cfs_rq keeps b's blocked load; runnable_load_avg does not
+  assert.ok(cfs.avg.loadAvg > rl.avg + 100, `${cfs.avg.loadAvg} vs ${rl.avg}`);
+  // and every queued entity gone leaves at most a residue
+  dequeue(t, a);
+  assert.ok(rl.avg >= 0 && rl.avg <= 8, `${rl.avg}`);
 });

@@ -63,8 +63,11 @@ export class RqView implements LbRq {
     private readonly k: SchedCore,
   ) {
     this.pelt = ERA_TRAITS[k.era].pelt;
+    this.storedAvg = ERA_TRAITS[k.era].family === "4.x";
   }
   private readonly pelt: boolean;
+  /** 4.x reads cfs_rq->avg as last updated (cpu_util); update_blocked_averages runs in balance.ts. */
+  private readonly storedAvg: boolean;
   get cpu(): number {
     return this.rq.cpu;
   }
@@ -80,8 +83,10 @@ export class RqView implements LbRq {
       ? rqLoadWeight2629(this.rq)
       : this.rq.cfs.loadWeight;
   }
-  /** 4.x runnable_load_avg: the PELT load of the queued entities. */
+  /** 4.x cfs_rq->runnable_load_avg as last updated (weighted_cpuload reads it unrefreshed). */
   get runnableLoadAvg(): number {
+    const rl = this.rq.cfs.runnableLoad;
+    if (rl) return rl.avg;
     let s = 0;
     for (const p of this.rq.cfs.tasks) s += p.se.avg.loadAvg;
     return s;
@@ -121,7 +126,7 @@ export class RqView implements LbRq {
   /** The cfs_rq averages decayed to now (update_blocked_averages before balancing). */
   private freshAvg() {
     const cfs = this.rq.cfs;
-    if (this.pelt) {
+    if (this.pelt && !this.storedAvg) {
       const now = rqClockPelt(this.k.now);
       if (cfs.avg.lastUpdateTime !== now) updateCfsRqLoadAvg(now, cfs);
     }

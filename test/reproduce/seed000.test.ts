@@ -1,0 +1,52 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { reproduction, runReproduction } from "../../src/index";
+import { expandReproductionIds } from "../../src/reproduce/registry";
+import { throughputRatios } from "../../src/reproduce/seed000";
+
+const quick = (id: string) => {
+  const r = reproduction(id);
+  const res = runReproduction(r, r.quick);
+  return { r, res, rows: r.rows(res) };
+};
+const sim = (rows: ReturnType<typeof quick>["rows"], metric: string, variant: string) =>
+  rows.find((x) => x.metric === metric && x.variant === variant)!.simulated;
+
+const x5472 = quick("000");
+const control = quick("000-llc");
+
+test("000 and 000-llc are registered; `000` on the command line names 000 itself", () => {
+  assert.deepEqual(expandReproductionIds(["000"]), ["000"]);
+  assert.equal(reproduction("000").machine, "xeon-x5472");
+  assert.equal(reproduction("000-llc").machine, "numa-2x12x2");
+});
+
+test("000: before the patch active balances at a steady rate, after it none; the pair stays in one L2", () => {
+  const { rows } = x5472;
+  const abPre = sim(rows, "active_balances_per_s", "pre");
+  const abPost = sim(rows, "active_balances_per_s", "post");
+  assert.ok(abPre >= 10, `pre ${abPre}/s`);
+  assert.ok(abPost <= abPre / 10, `post ${abPost}/s`);
+  assert.ok(sim(rows, "migrations_per_s", "pre") >= 2 * abPre - 1);
+  assert.equal(sim(rows, "migrations_per_s", "post"), 0);
+  assert.equal(sim(rows, "pair_shares_l2_fraction", "post"), 1);
+  assert.ok(sim(rows, "pair_shares_l2_fraction", "pre") < 1);
+  // the patch helps: every kept iteration pair gains
+  for (const r of throughputRatios(x5472.res)) assert.ok(r > 1, `ratio ${r}`);
+});
+
+test("000: post/pre throughput 1.6 to 2.6 (published 2.09)", {
+  todo: "the model misses: ratio ~1.50 at the full profile (pre 39.3, post 58.9 Gbit/s); the pair is split across L2s about half the time before the patch, and how long a split lasts rests on the sign of wake_affine's runnable_load_avg residue; see docs/experiments/000.md",
+}, () => {
+  const ratio = sim(x5472.rows, "throughput_ratio", "post");
+  assert.ok(ratio >= 1.6 && ratio <= 2.6, `ratio ${ratio}`);
+});
+
+test("000-llc: with a 24-CPU LLC the patch changes nothing measurable (ratio within 3% of 1)", () => {
+  const ratio = sim(control.rows, "throughput_ratio", "post");
+  assert.ok(Math.abs(ratio - 1) <= 0.03, `ratio ${ratio}`);
+  assert.equal(
+    sim(control.rows, "active_balances_per_s", "post"),
+    sim(control.rows, "active_balances_per_s", "pre"),
+  );
+});
