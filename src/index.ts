@@ -3,6 +3,7 @@ import * as workloadBasic from "./workload/basic";
 import { schedFair } from "./workload/sched_fair";
 import { withBackground } from "./workload/background";
 import { schbench as schbenchFactory } from "./workload/schbench";
+import { unixbenchContext1 } from "./workload/unixbench";
 import * as patchSeeds from "./patch/seeds/index";
 
 // Hooks register themselves when their kernel modules load; load them all here.
@@ -104,6 +105,8 @@ export const workload = {
   withBackground,
   /** schbench (2016-2020): message threads waking workers; wakeup latency percentiles (seed 003). */
   schbench: schbenchFactory,
+  /** UnixBench context1 (pipe ping-pong copies), passes combined as UnixBench does (seed 001). */
+  unixbenchContext1,
 };
 
 /** The published patches, as data. */

@@ -436,6 +436,9 @@ export class Kernel implements SchedCore {
     rq.contextSwitches++;
     if (prev) {
       prev.onCpu = false;
+      // p->on_cpu stays set through __schedule's work so far and switch_to (finish_task).
+      prev.onCpuUntil = now + this.chargeNs + this.machine.costs.contextSwitchNs;
+      rq.switchDoneAt = prev.onCpuUntil;
       prev.lastRanCpu = rq.cpu;
       prev.lastRanAt = now;
       prev.cachePressureAtLeave = rq.cachePressure;
