@@ -15,6 +15,7 @@ import "./kernel/topology/hooks";
 import "./reproduce/demo";
 import "./reproduce/seed002";
 import "./reproduce/seed003";
+import "./reproduce/seed001";
 
 export {
   topology,

@@ -56,7 +56,7 @@ export function defineReproduction(r: Reproduction): Reproduction {
  * ```
  * Prints:
  * ```text
- * [ 'demo', '002', '002-ht', '003-1w', '003-2w' ]
+ * [ 'demo', '002', '002-ht', '003-1w', '003-2w', '001' ]
  * ```
  */
 export function reproductionIds(): string[] {

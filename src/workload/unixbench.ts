@@ -5,6 +5,9 @@
 // `-c N` the Run script starts N copies at once and adds their loops per second; each test is
 // run 10 times ("long" repeat), the worst third of the passes dropped and the geometric mean of
 // the rest kept; the index is that result / 4000 lps (the baseline's context1 figure) x 10.
+// Model shortening: the passes of one run are consecutive windows over one set of copies,
+// counted once the last copy has started (UnixBench starts fresh copies for each 10 s pass, whose
+// start-up is then a negligible part of it); passSeconds is shorter than 10 s when asked.
 import { fork, recv, send } from "../kernel/ops";
 import type { Task } from "../kernel/sched";
 import type { Workload, WorkloadContext, WorkloadRun } from "./workload";
@@ -29,17 +32,16 @@ export interface UnixbenchContext1Params {
   passes?: number;
   /** Seconds per pass (UnixBench: 10; the model's speed makes 10 s x 10 passes x 208 tasks slow). */
   passSeconds?: number;
-  /** Gap between passes in which the previous copies exit, seconds (default 0.001). */
-  gapSeconds?: number;
   /**
-   * Time between the starts of two copies, usec (default CONTEXT1_COPY_START_US). The Run script
-   * starts the copies one after another (a fork and exec each); every copy times its own pass
-   * (its own alarm), so the stagger shifts windows but shortens none.
+   * Mean time between the starts of two copies, usec (default CONTEXT1_COPY_START_US; each gap
+   * drawn uniformly within +-50% of it). The Run script
+   * starts the copies one after another (a fork and exec each). The passes are counted once
+   * every copy runs.
    */
   copyStartUs?: number;
 }
 
-const ACCEPTED = ["copies", "passes", "passSeconds", "gapSeconds", "copyStartUs"];
+const ACCEPTED = ["copies", "passes", "passSeconds", "copyStartUs"];
 
 /**
  * choice: UnixBench's Run (perl) starts copy i+1 about this long after copy i: a fork of the
@@ -47,6 +49,8 @@ const ACCEPTED = ["copies", "passes", "passSeconds", "gapSeconds", "copyStartUs"
  * class (no published figure for this box; a sensitivity parameter of the workload).
  */
 export const CONTEXT1_COPY_START_US = 100;
+/** Time after the last copy's start before the first pass: its fork of the child (choice: 50 us). */
+const STARTUP_NS = 50_000;
 
 /**
  * UnixBench's combination of passes (Run, "dropping worst third"): sort, drop floor(n / 3) of
@@ -91,35 +95,41 @@ export function unixbenchContext1(params: UnixbenchContext1Params): Workload {
   const passNs = Math.round(
     requireNumber(where, "passSeconds", params.passSeconds ?? 10, 0, false) * SEC,
   );
-  const gapNs = Math.round(requireNumber(where, "gapSeconds", params.gapSeconds ?? 0.001, 0) * SEC);
   const staggerNs = Math.round(
     requireNumber(where, "copyStartUs", params.copyStartUs ?? CONTEXT1_COPY_START_US, 0) * 1000,
   );
-  const spanNs = passNs + (copies - 1) * staggerNs;
+  // The passes start once the last copy has started and forked its child.
+  const firstPassNs = (copies - 1) * staggerNs + STARTUP_NS;
   return {
     name: "unixbench-context1",
     params: { ...params },
-    defaultDurationNs: passes * (spanNs + gapNs),
+    defaultDurationNs: firstPassNs + passes * passNs,
     defaultWarmupNs: 0,
     setup(ctx: WorkloadContext): WorkloadRun {
       const passLps: number[] = [];
       const k = ctx.kernel;
-      const period = spanNs + gapNs;
-      const nPasses = Math.max(1, Math.min(passes, Math.floor(ctx.endNs / period)));
-      for (let i = 0; i < nPasses; i++) {
-        // Each copy counts its loops from its start until its own alarm; the pass's result is
-        // the sum of the copies' loops per second.
-        const pass = { lps: 0, left: copies };
-        for (let c = 0; c < copies; c++) {
-          const start = i * period + c * staggerNs;
-          const state = { stop: false, loops: 0 };
-          ctx.at(start, () => spawnCopy(ctx, i, c, state));
-          ctx.at(start + passNs, () => {
-            state.stop = true;
-            pass.lps += state.loops / (passNs / SEC);
-            if (--pass.left === 0) passLps.push(pass.lps);
-          });
-        }
+      const state = { loops: 0 };
+      // Copy c starts after c gaps of copyStartUs +-50% (uniform; the run's seed), scaled so the
+      // last copy starts at (copies - 1) x copyStartUs, before the first pass.
+      const rnd = ctx.random("context1-start");
+      const gaps = Array.from({ length: copies - 1 }, () => 0.5 + rnd.next());
+      const scale = gaps.length ? ((copies - 1) * staggerNs) / gaps.reduce((a, b) => a + b, 0) : 0;
+      let t = 0;
+      for (let c = 0; c < copies; c++) {
+        const at = Math.round(t);
+        ctx.at(at, () => spawnCopy(ctx, c, state));
+        if (c < gaps.length) t += gaps[c] * scale;
+      }
+      const nPasses = Math.max(0, Math.min(passes, Math.floor((ctx.endNs - firstPassNs) / passNs)));
+      let mark = 0;
+      ctx.at(firstPassNs, () => {
+        mark = state.loops;
+      });
+      for (let i = 1; i <= nPasses; i++) {
+        ctx.at(firstPassNs + i * passNs, () => {
+          passLps.push((state.loops - mark) / (passNs / SEC));
+          mark = state.loops;
+        });
       }
       const secs = ctx.endNs / SEC;
       return {
@@ -147,14 +157,9 @@ export function unixbenchContext1(params: UnixbenchContext1Params): Workload {
 }
 
 /** One copy: the parent (started by the Run script) forks the child, then they ping-pong. */
-function spawnCopy(
-  ctx: WorkloadContext,
-  pass: number,
-  copy: number,
-  state: { stop: boolean; loops: number },
-): Task {
-  const p1 = ctx.channel(`ctx1.${pass}.${copy}.p1`, "pipe", 65536);
-  const p2 = ctx.channel(`ctx1.${pass}.${copy}.p2`, "pipe", 65536);
+function spawnCopy(ctx: WorkloadContext, copy: number, state: { loops: number }): Task {
+  const p1 = ctx.channel(`ctx1.${copy}.p1`, "pipe", 65536);
+  const p2 = ctx.channel(`ctx1.${copy}.p2`, "pipe", 65536);
   return ctx.spawn({
     comm: `ctx1p${copy}`,
     role: "parent",
@@ -167,16 +172,14 @@ function spawnCopy(
         program: function* () {
           for (;;) {
             yield recv(p1);
-            if (state.stop) return;
             yield send(p2, MSG_BYTES);
           }
         },
       });
       for (;;) {
         yield send(p1, MSG_BYTES);
-        if (state.stop) return; // SIGALRM: the child reads this last write and exits too
         yield recv(p2);
-        if (!state.stop) state.loops++;
+        state.loops++;
       }
     },
   });
