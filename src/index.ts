@@ -225,3 +225,21 @@ export {
   type MmtestsOptions,
 } from "./analysis/mmtests";
 export { SEED003_METRICS, publishedPercentiles, mergedHistogram } from "./reproduce/seed003";
+
+// seed 001
+export {
+  unixbenchContext1,
+  unixbenchCombine,
+  context1Index,
+  CONTEXT1_BASELINE_LPS,
+  CONTEXT1_COPY_START_US,
+  CONTEXT1_WORKING_SET_BYTES,
+  type UnixbenchContext1Params,
+} from "./workload/unixbench";
+export {
+  seed001Experiment,
+  seed001Duration,
+  SEED001_METRICS,
+  SEED001_VARIANTS,
+  SEED001_PASS_SECONDS,
+} from "./reproduce/seed001";
