@@ -173,7 +173,8 @@ export function tryToWakeUp(
 ): boolean {
   if (p.state === TASK_RUNNING) return false;
   const v58 = onCpuEra(k);
-  k.chargeNs += v58 ? k.machine.costs.wakeupNs - activateShareNs(k) : k.machine.costs.wakeupNs;
+  // v5.8+: the selection half is charged where select_task_rq runs (the on_cpu wakelist skips it).
+  if (!v58) k.chargeNs += k.machine.costs.wakeupNs;
   p.stats.wakeups++;
   if (waker) recordWakee(k, waker, p);
   if (k.trace) {
@@ -210,6 +211,7 @@ export function tryToWakeUp(
   } else {
     p.state = TASK_RUNNING; // TASK_WAKING: nobody else may wake it now
   }
+  if (v58) k.chargeNs += k.machine.costs.wakeupNs - activateShareNs(k);
   const cpu = selectTaskRq(k, p, p.cpu, wakeFlags | WF_TTWU, wakerCpu);
   if (cpu !== p.cpu) {
     wakeFlags |= WF_MIGRATED;
