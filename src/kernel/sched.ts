@@ -399,7 +399,10 @@ export class Rq {
   /** rq->avg_idle, used by the newly-idle balance gate. */
   avgIdle = 0;
   idleStamp = 0;
-  /** When this CPU's last context switch completes (finish_task_switch); read by ttwu from v5.8. */
+  /**
+   * When this CPU's last context switch completes (finish_task_switch): the switched-out task's
+   * p->on_cpu is set until then (Task.onCpuUntil). Read by ttwu from v5.8.
+   */
   switchDoneAt = 0;
   /** rq->wake_stamp (jiffies) and rq->wake_avg_idle (v5.13-v6.5, SIS_PROP's scan budget). */
   wakeStamp = 0;

@@ -44,10 +44,6 @@ import { armTimer, at, runUntil } from "./events";
 import { IdleClass, StopClass } from "./stop_task";
 import { schedulerTick, startTick, stopTick, tickOffset } from "./tick";
 
-/** counters.other keys of idle exits per state name (constants: no string built per exit). */
-const IDLE_EXIT_KEYS: Record<string, string> = {};
-for (const n of ["POLL", "C1", "C1E", "C3", "C6", "HLT"]) IDLE_EXIT_KEYS[n] = `idle_exit_${n}`;
-
 /** What a Kernel is built from: the machine, the era's tunables and features, the hooks in force. */
 export interface KernelConfig {
   machine: Machine;
@@ -440,9 +436,7 @@ export class Kernel implements SchedCore {
     rq.contextSwitches++;
     if (prev) {
       prev.onCpu = false;
-      // p->on_cpu stays set through __schedule's work so far and switch_to (finish_task).
-      prev.onCpuUntil = now + this.chargeNs + this.machine.costs.contextSwitchNs;
-      rq.switchDoneAt = prev.onCpuUntil;
+      rq.switchDoneAt = prev.onCpuUntil = now + this.chargeNs + this.machine.costs.contextSwitchNs;
       prev.lastRanCpu = rq.cpu;
       prev.lastRanAt = now;
       prev.cachePressureAtLeave = rq.cachePressure;
@@ -451,14 +445,7 @@ export class Kernel implements SchedCore {
       prev.lastStateChange = now;
     } else {
       // leaving idle; kernel work begun on the idle CPU and not yet done delays next instead
-      recordIdle(rq, Math.max(0, now - rq.idleSince));
-      // Idle exits by the state left (eras 5.19+, the era flag resolved above), so older
-      // experiments' counters are as before.
-      if (this.callbacksLocked && rq.idleStateIdx >= 0)
-        bump(
-          this.counters.other,
-          IDLE_EXIT_KEYS[this.idleStates[rq.idleStateIdx].name] ?? "idle_exit",
-        );
+      recordIdle(rq, Math.max(0, now - rq.idleSince), this.callbacksLocked ? this : null);
       this.chargeNs += closeIdle(this, rq);
       rq.idleStateIdx = -1;
     }
