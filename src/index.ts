@@ -10,6 +10,7 @@ import { perfBenchPipe } from "./workload/perf_bench_pipe";
 import { stressCpu } from "./workload/stress_cpu";
 import { rtApp } from "./workload/rt_app";
 import { netperfUdpStream } from "./workload/netperf";
+import { unixbenchContext1 } from "./workload/unixbench";
 import * as patchSeeds from "./patch/seeds/index";
 
 // Hooks register themselves when their kernel modules load; load them all here.
@@ -20,6 +21,7 @@ import "./kernel/rt/rt";
 import "./kernel/topology/hooks";
 import "./reproduce/demo";
 import "./reproduce/seed000";
+import "./reproduce/seed001";
 import "./reproduce/seed002";
 import "./reproduce/seed003";
 import "./reproduce/seed004";
@@ -191,6 +193,8 @@ export const workload = {
   rtApp,
   /** netperf UDP_STREAM over loopback: send and receive lines, pair placement (seed 000). */
   netperfUdpStream,
+  /** UnixBench context1 (pipe ping-pong copies), passes combined as UnixBench does (seed 001). */
+  unixbenchContext1,
 };
 
 /** The published patches, as data. */
@@ -357,3 +361,21 @@ export {
   netperfKept,
   throughputRatios,
 } from "./reproduce/seed000";
+
+// seed 001
+export {
+  unixbenchContext1,
+  unixbenchCombine,
+  context1Index,
+  CONTEXT1_BASELINE_LPS,
+  CONTEXT1_COPY_START_US,
+  CONTEXT1_WORKING_SET_BYTES,
+  type UnixbenchContext1Params,
+} from "./workload/unixbench";
+export {
+  seed001Experiment,
+  seed001Duration,
+  SEED001_METRICS,
+  SEED001_VARIANTS,
+  SEED001_PASS_SECONDS,
+} from "./reproduce/seed001";

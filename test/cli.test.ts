@@ -13,7 +13,7 @@ test("schedlab --help lists the commands", () => {
   const r = cli("--help");
   assert.equal(r.status, 0);
   assert.match(r.stdout, /schedlab reproduce/);
-  assert.match(r.stdout, /experiments: demo, 000, 000-llc, 002, 002-ht/);
+  assert.match(r.stdout, /experiments: demo, 000, 000-llc, 001, 002, 002-ht/);
 });
 
 test("schedlab reproduce demo --json prints the ledger as one JSON object", () => {
@@ -61,7 +61,10 @@ test("reproduce runs on one thread per core by default, with the same ledger as 
 
 test("bad input exits 2 with a message naming the field and the accepted values", () => {
   const cases: Array<[string[], RegExp]> = [
-    [["reproduce", "nope"], /unknown experiment "nope" \(accepted: demo, 000, 000-llc, 002, 002-ht(, [^)]+)?\)/],
+    [
+      ["reproduce", "nope"],
+      /unknown experiment "nope" \(accepted: demo, 000, 000-llc, 001, 002, 002-ht(, [^)]+)?\)/,
+    ],
     [["reproduce", "demo", "--iterations", "0"], /--iterations must be a positive integer/],
     [["reproduce", "demo", "--duration", "-3"], /--duration must be a positive number/],
     [["reproduce", "--bogus"], /unknown option --bogus \(accepted: .*--json/],

@@ -203,6 +203,11 @@ export class Task {
   state = TASK_RUNNING;
   onRq = 0;
   onCpu = false;
+  /**
+   * When the last switch-out of this task completes (finish_task's on_cpu = 0, after switch_to):
+   * until then a wakeup finds p->on_cpu set. Read by try_to_wakeup from v5.8 (ttwu.ts).
+   */
+  onCpuUntil = 0;
   /** task_cpu(p). */
   cpu = 0;
   /** SCHED_NORMAL, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO or SCHED_RR. */
@@ -413,6 +418,11 @@ export class Rq {
   /** rq->avg_idle, used by the newly-idle balance gate. */
   avgIdle = 0;
   idleStamp = 0;
+  /**
+   * When this CPU's last context switch completes (finish_task_switch): the switched-out task's
+   * p->on_cpu is set until then (Task.onCpuUntil). Read by ttwu from v5.8.
+   */
+  switchDoneAt = 0;
   /** rq->wake_stamp (jiffies) and rq->wake_avg_idle (v5.13-v6.5, SIS_PROP's scan budget). */
   wakeStamp = 0;
   wakeAvgIdle = 0;

@@ -58,7 +58,7 @@ export function defineReproduction(r: Reproduction): Reproduction {
  * ```
  * Prints:
  * ```text
- * demo 000 000-llc 002 002-ht 003-1w 003-2w 004
+ * demo 000 000-llc 001 002 002-ht 003-1w 003-2w 004
  * ```
  */
 export function reproductionIds(): string[] {

@@ -19,9 +19,8 @@ import type { Machine } from "../../machine/types";
 import { shareMatrix } from "../../machine/share";
 import { EventQueue } from "../../sim/event_queue";
 import { RandomSource } from "../../sim/random";
-import type { SchedCounters } from "../counters";
 import { CacheModel } from "../cache";
-import { bump, newCounters } from "../counters";
+import { bump, newCounters, type SchedCounters } from "../counters";
 import { CFS_POLICY, cfsTiming, FairClass } from "../fair/fair";
 import { EEVDF_POLICY } from "../fair/eevdf";
 import { type Era, ERA_TRAITS, eraAtLeast, type Features, type Tunables } from "../features";
@@ -437,6 +436,7 @@ export class Kernel implements SchedCore {
     rq.contextSwitches++;
     if (prev) {
       prev.onCpu = false;
+      rq.switchDoneAt = prev.onCpuUntil = now + this.chargeNs + this.machine.costs.contextSwitchNs;
       prev.lastRanCpu = rq.cpu;
       prev.lastRanAt = now;
       prev.cachePressureAtLeave = rq.cachePressure;
@@ -445,7 +445,7 @@ export class Kernel implements SchedCore {
       prev.lastStateChange = now;
     } else {
       // leaving idle; kernel work begun on the idle CPU and not yet done delays next instead
-      recordIdle(rq, Math.max(0, now - rq.idleSince));
+      recordIdle(rq, Math.max(0, now - rq.idleSince), this.callbacksLocked ? this : null);
       this.chargeNs += closeIdle(this, rq);
       rq.idleStateIdx = -1;
     }

@@ -10,6 +10,7 @@ import { TASK_DEAD, TASK_INTERRUPTIBLE } from "../sched";
 import { tryToWakeUp } from "./ttwu";
 import { POLICIES } from "../prio";
 import { changeScheduling } from "./setscheduler";
+import { eraAtLeast } from "../features";
 import {
   OP_AFFINITY,
   OP_CALL,
@@ -95,6 +96,11 @@ export function completeSegment(p: Task): void {
   p.segOverheadNs = 0;
 }
 
+/** Whether a syscall that blocks pays its entry before __schedule (the v5.8+ ttwu eras). */
+function blockingSyscallCharged(k: SchedCore): boolean {
+  return eraAtLeast(k.era, "5.8");
+}
+
 function block(k: SchedCore, rq: Rq, p: Task): void {
   p.state = TASK_INTERRUPTIBLE;
   p.lastStateChange = k.now;
@@ -153,6 +159,9 @@ export function continueTask(k: SchedCore, rq: Rq, p: Task): void {
         const ch = op.ch!;
         if (!ch.shift()) {
           op.ch!.waiters.push(p);
+          // The read that finds the pipe empty has entered the kernel before it sleeps, so its
+          // syscall entry runs before __schedule (v5.8+ eras; before, a blocking read was free).
+          if (blockingSyscallCharged(k)) k.chargeNs += costs.syscallNs;
           block(k, rq, p);
           return;
         }
@@ -168,6 +177,7 @@ export function continueTask(k: SchedCore, rq: Rq, p: Task): void {
           return begin(k, rq, p);
         }
         p.waiting = true;
+        if (blockingSyscallCharged(k)) k.chargeNs += costs.syscallNs; // futex_wait's entry, as recv
         block(k, rq, p);
         return;
       }

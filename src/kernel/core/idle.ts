@@ -3,6 +3,7 @@
 // exit latency, unless the state polls (need_resched is noticed without an IPI).
 import type { IdleState } from "../../machine/types";
 import type { Rq } from "../sched";
+import { bump, type SchedCounters } from "../counters";
 import { type Era, eraAtLeast } from "../features";
 
 /** Weight of the newest sample in the running prediction (update_avg-style 1/8). */
@@ -18,9 +19,17 @@ export function selectIdleState(states: readonly IdleState[], rq: Rq): number {
   return best;
 }
 
-/** Records an observed idle period into the governor's prediction. */
-export function recordIdle(rq: Rq, observedNs: number): void {
+/**
+ * Records an observed idle period into the governor's prediction; with `exits` (eras 5.19+, so
+ * older experiments' counters are unchanged) also counts the exit by state (idle_exit_<state>).
+ */
+export function recordIdle(
+  rq: Rq,
+  observedNs: number,
+  exits: { counters: SchedCounters; machine: { idleStates: readonly IdleState[] } } | null = null,
+): void {
   rq.avgIdleNs += (observedNs - rq.avgIdleNs) / (1 << PREDICT_SHIFT);
+  if (exits) countIdleExit(exits.counters, exits.machine.idleStates, rq);
 }
 
 export function exitLatencyNs(states: readonly IdleState[], rq: Rq): number {
@@ -54,3 +63,13 @@ export const IPI_AVOIDED = {
   resched: "resched_avoided_polling",
   call_function_single: "call_function_single_avoided_polling",
 } as const;
+
+/** counters.other keys of idle exits per state name (constants: no string built per exit). */
+const IDLE_EXIT_KEYS: Record<string, string> = {};
+for (const n of ["POLL", "C1", "C1E", "C3", "C6", "HLT"]) IDLE_EXIT_KEYS[n] = `idle_exit_${n}`;
+
+/** Counts an idle exit by the state left (counters.other idle_exit_<state>). */
+export function countIdleExit(c: SchedCounters, states: readonly IdleState[], rq: Rq): void {
+  if (rq.idleStateIdx >= 0)
+    bump(c.other, IDLE_EXIT_KEYS[states[rq.idleStateIdx].name] ?? "idle_exit");
+}

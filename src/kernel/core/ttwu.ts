@@ -14,6 +14,8 @@ import {
   WF_TTWU,
 } from "../sched";
 import { bump, rqLockStat } from "../counters";
+import { EV_WAKE_ARRIVE } from "../sched";
+import { exitLatencyNs } from "./idle";
 import { defineHook } from "../hooks";
 import { type Era, eraAtLeast } from "../features";
 
@@ -90,6 +92,8 @@ export function lockRq(k: SchedCore, rq: Rq, fromCpu: number, path: string): voi
   if (rq.lockFreeAt > t && (fromCpu < 0 || k.rqLockHolder[rq.cpu] !== fromCpu)) {
     const wait = rq.lockFreeAt - t;
     s.waitNs += wait;
+    // The count of waits (not only their time), for seed 001's ledger; v5.8+ eras only.
+    if (path === "ttwu_remote" && onCpuEra(k)) bump(k.counters.other, "ttwu_remote_lock_waits");
     cost += wait;
   }
   k.chargeNs += cost;
@@ -138,6 +142,25 @@ export function selectFallbackRq(k: SchedCore, p: Task, cpu: number): number {
 }
 
 /**
+ * try_to_wake_up's p->on_cpu handling and the split of its work between waker and target exist
+ * from v5.8 (c6e7bd7afaeb "sched: Optimize ttwu() spinning on p->on_cpu", WF_ON_CPU 2ebb17717550;
+ * 5.19 core.c). Earlier eras keep the model's older, simpler path (their ledgers unchanged).
+ */
+function onCpuEra(k: SchedCore): boolean {
+  return eraAtLeast(k.era, "5.8");
+}
+
+/**
+ * ttwu_do_activate's share of the wakeup bookkeeping (enqueue_task, check_preempt_curr,
+ * task_woken) in the v5.8+ path: charged to the CPU that activates (the waker on a direct
+ * enqueue, the target in sched_ttwu_pending). Choice: half of costs.wakeupNs, whose source
+ * lumps select_task_rq_fair with the enqueue; the total on a direct wakeup is unchanged.
+ */
+function activateShareNs(k: SchedCore): number {
+  return k.machine.costs.wakeupNs / 2;
+}
+
+/**
  * try_to_wake_up(p) from `wakerCpu` (-1 = no CPU context, e.g. setup). Returns false if p was
  * not sleeping. Costs go to k.chargeNs (the waker's time).
  */
@@ -149,10 +172,11 @@ export function tryToWakeUp(
   waker: Task | null,
 ): boolean {
   if (p.state === TASK_RUNNING) return false;
-  k.chargeNs += k.machine.costs.wakeupNs;
+  const v58 = onCpuEra(k);
+  // v5.8+: the selection half is charged where select_task_rq runs (the on_cpu wakelist skips it).
+  if (!v58) k.chargeNs += k.machine.costs.wakeupNs;
   p.stats.wakeups++;
   if (waker) recordWakee(k, waker, p);
-  p.state = TASK_RUNNING; // TASK_WAKING: nobody else may wake it now
   if (k.trace) {
     k.trace.push({
       type: "sched_waking",
@@ -164,13 +188,105 @@ export function tryToWakeUp(
       targetCpu: p.cpu,
     });
   }
+  if (v58) {
+    // ttwu_runnable: still queued (it set its state but has not reached __schedule's dequeue):
+    // under task_rq's lock, check_preempt_curr unless it runs, then TASK_RUNNING. No migration.
+    if (p.onRq) {
+      ttwuRunnable(k, p, wakerCpu);
+      return true;
+    }
+    p.state = TASK_RUNNING; // TASK_WAKING: nobody else may wake it now
+    const t = k.now + k.chargeNs;
+    if (p.onCpuUntil > t && p.cpu !== wakerCpu && wakerCpu >= 0) {
+      // smp_load_acquire(&p->on_cpu) && ttwu_queue_wakelist(p, task_cpu(p), wake_flags | WF_ON_CPU)
+      if (ttwuQueueWakelist(k, p, p.cpu, wakeFlags | WF_ON_CPU, wakerCpu)) return true;
+      // smp_cond_load_acquire(&p->on_cpu, !VAL): spin until its CPU has switched it out.
+      const spin = p.onCpuUntil - (k.now + k.chargeNs);
+      if (spin > 0) {
+        bump(k.counters.other, "ttwu_on_cpu_spin");
+        bump(k.counters.other, "ttwu_on_cpu_spin_ns", spin);
+        k.chargeNs += spin;
+      }
+    }
+  } else {
+    p.state = TASK_RUNNING; // TASK_WAKING: nobody else may wake it now
+  }
+  if (v58) k.chargeNs += k.machine.costs.wakeupNs - activateShareNs(k);
   const cpu = selectTaskRq(k, p, p.cpu, wakeFlags | WF_TTWU, wakerCpu);
   if (cpu !== p.cpu) {
     wakeFlags |= WF_MIGRATED;
     k.setTaskCpu(p, cpu, "wakeup");
   }
-  ttwuQueue(k, p, cpu, wakeFlags, wakerCpu);
+  if (v58) ttwuQueue58(k, p, cpu, wakeFlags, wakerCpu);
+  else ttwuQueue(k, p, cpu, wakeFlags, wakerCpu);
   return true;
+}
+
+/** ttwu_runnable (v5.8+; ttwu_remote before): p is still on its runqueue. */
+function ttwuRunnable(k: SchedCore, p: Task, wakerCpu: number): void {
+  const rq = k.rqs[p.cpu];
+  bump(k.counters.wakePath, "runnable");
+  lockRq(k, rq, wakerCpu, "ttwu_runnable");
+  if (rq.curr !== p) k.checkPreemptCurr(rq, p);
+  p.state = TASK_RUNNING; // ttwu_do_wakeup
+  unlockRq(k, rq);
+}
+
+/**
+ * ttwu_queue_wakelist (v5.8+): if ttwu_queue_cond allows, llist_add p to the target's wakelist;
+ * the target activates it in sched_ttwu_pending. Only the first entry of an empty list notifies
+ * the target (send_call_function_single_ipi: set_nr_if_polling, else an IPI). A target still
+ * switching its previous task out has not re-entered the idle loop, so its idle task is not
+ * polling yet: that notification is an IPI.
+ */
+function ttwuQueueWakelist(
+  k: SchedCore,
+  p: Task,
+  cpu: number,
+  wakeFlags: number,
+  wakerCpu: number,
+): boolean {
+  if (!k.features.TTWU_QUEUE || wakerCpu < 0) return false;
+  if (!k.ttwuQueueCond({ k, p, cpu, thisCpu: wakerCpu, wakeFlags })) return false;
+  if (cpu === wakerCpu) return false; // WARN_ON_ONCE(cpu == smp_processor_id())
+  const rq = k.rqs[cpu];
+  const onCpu = (wakeFlags & WF_ON_CPU) !== 0;
+  const sameLlc = k.domains.sdLlcId[wakerCpu] === k.domains.sdLlcId[cpu];
+  bump(k.counters.wakePath, onCpu ? "wakelist_on_cpu" : sameLlc ? "wakelist_llc" : "wakelist");
+  // __ttwu_queue_wakelist: WRITE_ONCE(rq->ttwu_pending, 1); llist_add: the list head's line.
+  k.chargeNs += k.cache.cacheLineNs(wakerCpu, cpu);
+  rq.wakeList.push(p);
+  rq.ttwuPending = 1;
+  if (rq.wakeList.length !== 1) return true;
+  const sent = k.now + k.chargeNs;
+  const switching = rq.curr === null && sent < rq.switchDoneAt;
+  if (!switching) {
+    k.kickCpu(rq, "call_function_single");
+    return true;
+  }
+  bump(k.counters.ipis, "call_function_single");
+  k.chargeNs += k.machine.costs.ipiSendNs;
+  let arrive = sent + k.machine.costs.ipiDeliveryNs;
+  if (arrive >= rq.switchDoneAt) arrive += exitLatencyNs(k.machine.idleStates, rq);
+  k.eq.push(arrive, EV_WAKE_ARRIVE, cpu, 1);
+  return true;
+}
+
+function ttwuQueue58(
+  k: SchedCore,
+  p: Task,
+  cpu: number,
+  wakeFlags: number,
+  wakerCpu: number,
+): void {
+  if (ttwuQueueWakelist(k, p, cpu, wakeFlags, wakerCpu)) return;
+  const rq = k.rqs[cpu];
+  const local = cpu === wakerCpu;
+  bump(k.counters.wakePath, local ? "local" : "remote");
+  // rq_lock; update_rq_clock; ttwu_do_activate (enqueue, check_preempt_curr) under it.
+  lockRq(k, rq, wakerCpu, local ? "ttwu_local" : "ttwu_remote");
+  ttwuDoActivate(k, rq, p, ENQUEUE_WAKEUP);
+  unlockRq(k, rq);
 }
 
 function ttwuQueue(k: SchedCore, p: Task, cpu: number, wakeFlags: number, wakerCpu: number): void {
@@ -250,6 +366,7 @@ export function ttwuDoActivate(k: SchedCore, rq: Rq, p: Task, flags: number): vo
     rq.idleStamp = 0;
   }
   p.stats.sleepNs += k.now - p.lastStateChange;
+  if (onCpuEra(k)) k.chargeNs += activateShareNs(k);
   k.activateTask(rq, p, flags);
   p.state = TASK_RUNNING;
   k.checkPreemptCurr(rq, p);

@@ -4,3 +4,4 @@ export { numaImbalance2020 } from "./numa_imbalance_2020";
 export { rtFeasibleTarget2015 } from "./rt_feasible_target_2015";
 export { rtEqualPrio2015 } from "./rt_equal_prio_2015";
 export { idleSlack2016 } from "./idle_slack_2016";
+export { wakelistPatch1, wakelistPatch2 } from "./wakelist_2022";
