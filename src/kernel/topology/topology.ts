@@ -32,6 +32,7 @@ import {
   type SchedDomain,
   type SchedGroup,
 } from "./sched_domain";
+import { formatCpuList } from "../../machine/sysfs";
 
 export { LOCAL_DISTANCE, RECLAIM_DISTANCE, SMT_GAIN } from "./levels";
 
@@ -484,18 +485,8 @@ function computeImbNumaNr(base: SchedDomain | null): void {
 // ---------------------------------------------------------------------------------------------
 // Readable dump
 
-/** A cpulist string as the kernel prints masks ("0-3,8,10-11"). */
-export function cpulist(cpus: readonly number[]): string {
-  const s = [...cpus].sort((a, b) => a - b);
-  const parts: string[] = [];
-  for (let i = 0; i < s.length; ) {
-    let j = i;
-    while (j + 1 < s.length && s[j + 1] === s[j] + 1) j++;
-    parts.push(j > i ? `${s[i]}-${s[j]}` : `${s[i]}`);
-    i = j + 1;
-  }
-  return parts.join(",");
-}
+/** A cpulist string as the kernel prints masks ("0-3,8,10-11"); machine/sysfs.ts owns it. */
+export const cpulist = formatCpuList;
 
 /**
  * Per CPU, each domain level with span, parameters, flags by name and groups with capacity,

@@ -7,6 +7,7 @@ import {
   convertPrio,
   CpuPri,
   cpupriNumbering,
+  cpupriNrPriorities,
   CPUPRI_HIGHER,
   CPUPRI_IDLE,
   CPUPRI_INVALID,
@@ -52,7 +53,13 @@ test("convert_prio: 3.19 numbering INVALID/IDLE/NORMAL/RT 2..101, 6.19 NORMAL 0,
   assert.equal(convertPrio("6.19", 100), CPUPRI_HIGHER);
   assert.equal(cpupriNumbering("3.19"), "3.19");
   assert.equal(cpupriNumbering("4.8"), "3.19");
+  assert.equal(cpupriNumbering("5.19"), "6.19"); // the remap is in 5.11
   assert.equal(cpupriNumbering("6.19"), "6.19");
+  // CPUPRI_NR_PRIORITIES: MAX_RT_PRIO + 2 before the remap, MAX_RT_PRIO + 1 after
+  assert.equal(cpupriNrPriorities("3.19"), 102);
+  assert.equal(cpupriNrPriorities("6.19"), 101);
+  // a CFS prio never reaches cpupri in 6.x; if it did, it would file with the CFS CPUs
+  assert.equal(convertPrio("6.19", 120), CPUPRI_NORMAL_619);
 });
 
 test("cpupri_find: the lowest non-empty level strictly below the task, within its affinity", () => {
