@@ -4,6 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { machineByName, presetNames, preset } from "./machine/presets";
 import { machineImportCmd, type MachineImportFlags } from "./cli_machine";
+import { newNotebook } from "./notebook/template";
 import { ERAS, fairPolicyNote, isEra } from "./kernel/features";
 import { hookDescription, hookNames } from "./kernel/hooks";
 import { hooksVerboseText } from "./kernel/hook_docs_text";
@@ -155,7 +156,16 @@ function domainsCmd(name: string, flags: { era?: string; offline?: string }): nu
   return 0;
 }
 
-const COMMANDS = ["reproduce", "list", "presets", "domains", "machine", "hooks", "help"];
+const COMMANDS = [
+  "reproduce",
+  "list",
+  "presets",
+  "domains",
+  "machine",
+  "hooks",
+  "new-notebook",
+  "help",
+];
 
 /** The command line, parsed by commander; each action leaves its exit status in `status`. */
 function program(status: { code: number }): Command {
@@ -233,6 +243,14 @@ function program(status: { code: number }): Command {
     .option("--offline <CPU,CPU>", "CPUs to take offline")
     .action((name: string, flags: { era?: string; offline?: string }) => {
       status.code = domainsCmd(name, flags);
+    });
+  sub("new-notebook")
+    .description("write notebooks/NAME.ipynb from a template, ready to run in `npm run lab`")
+    .argument("<name>", "the notebook's file name (letters, digits, '.', '_', '-')")
+    .option("--dir <DIR>", "where to write it", "notebooks")
+    .action((name: string, flags: { dir: string }) => {
+      const file = newNotebook(name, flags.dir);
+      process.stdout.write(`wrote ${file}; open it with: npm run lab\n`);
     });
   const machine = sub("machine").description("machines without a preset: import one from Linux");
   machine
