@@ -37,6 +37,11 @@ test("npm run lab serves the notebooks with the tslab kernel on loopback and run
     "pipe",
   );
   const base = `http://127.0.0.1:${port}`;
+  let log = "";
+  server.stderr?.on("data", (d) => {
+    log = (log + String(d)).slice(-2000);
+  });
+  server.stdout?.resume();
   try {
     // wait for the server to answer
     let up = false;
