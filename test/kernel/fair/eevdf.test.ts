@@ -10,7 +10,7 @@ import {
 import { CfsRq, Task } from "../../../src/kernel/sched";
 import { run } from "../../../src/kernel/ops";
 import type { SchedCore } from "../../../src/kernel/core/api";
-import { patch, topology, workload } from "../../../src/index";
+import { buildKernel, patch, preset, topology, workload } from "../../../src/index";
 
 const forever = function* () {
   yield run(Infinity);
@@ -155,4 +155,92 @@ test("6.19 runs: two hogs on a CPU alternate every base slice, rounded up to the
     .variants({ slice: [patch("x4").tunable("sched_min_granularity_ns", 3_000_000)] })
     .runSync();
   assert.ok(long.mean("sched.contextSwitches", "slice") < switches / 2.5);
+});
+
+test("V and eligibility do not depend on where min_vruntime sits", () => {
+  const shift = 7_000_000_000;
+  const a = entity(1, shift, 1024, 0);
+  const b = entity(2, shift + 100, 2048, 0);
+  const c = entity(3, shift + 200, 1024, 0);
+  const curr = entity(4, shift + 1000, 8192, 0);
+  const cfs = cfsOf([a, b, c], curr);
+  assert.equal(avgVruntime(cfs), shift + Math.floor((204_800 + 204_800 + 8_192_000) / 12_288));
+  assert.deepEqual(
+    [a, b, c, curr].map((t) => entityEligible(cfs, t)),
+    [true, true, true, false],
+  );
+});
+
+test("wakeup preemption: the wakee preempts when it is what the pick would run; RUN_TO_PARITY protects curr until its deadline", () => {
+  const k = (over: Partial<typeof features> = {}) => {
+    const c = core(over) as unknown as { rqs: Array<{ cfs: CfsRq }> };
+    return c;
+  };
+  const curr = entity(1, 1_000_000, 1024, 4_000_000);
+  curr.cpu = 0;
+  const woken = entity(2, 900_000, 1024, 2_000_000); // eligible, earlier deadline
+  const late = entity(3, 5_000_000, 1024, 1_500_000); // earliest deadline, not eligible
+  const run = (vprot: number, wakee: Task, over: Partial<typeof features> = {}) => {
+    curr.se.vprot = vprot;
+    const kk = k(over);
+    kk.rqs = [{ cfs: cfsOf([woken, late], curr) }];
+    return EEVDF_POLICY.wakeupPreempt(kk as unknown as SchedCore, curr, wakee);
+  };
+  assert.equal(run(4_000_000, woken), false, "curr is protected until it reaches its deadline");
+  assert.equal(run(4_000_000, woken, { RUN_TO_PARITY: false }), true);
+  assert.equal(run(0, woken), true, "protection used up");
+  assert.equal(run(0, late), false, "an ineligible wakee does not preempt");
+});
+
+test("set_next_entity protects the picked entity up to its deadline; PICK_BUDDY runs an eligible next buddy first", () => {
+  const p = entity(1, 0, 1024, 3_000_000);
+  EEVDF_POLICY.onSetNext!(core(), new CfsRq(), p);
+  assert.equal(p.se.vprot, 3_000_000);
+  const a = entity(2, 0, 1024, 1_000_000);
+  const buddy = entity(3, 0, 1024, 2_000_000);
+  const cfs = cfsOf([a, buddy]);
+  cfs.next = buddy;
+  assert.equal(EEVDF_POLICY.pickNext(core(), cfs), buddy);
+  assert.equal(EEVDF_POLICY.pickNext(core({ PICK_BUDDY: false }), cfs), a);
+});
+
+test("a migrated task keeps its lag and relative deadline across runqueues whose vruntimes are far apart (no min_vruntime renormalisation)", () => {
+  const k = buildKernel({
+    machine: preset("core2-2x2"),
+    online: [true, true, true, true],
+    era: "6.19",
+    patches: [],
+    seed: "t",
+    trace: false,
+  });
+  // cpu0 runs long before cpu1 gets anyone: their vruntime clocks drift apart
+  for (const i of [0, 1, 2]) k.spawn({ comm: `a${i}`, cpu: 0, cpus: [0, 1], program: forever });
+  k.runUntil(200_000_000);
+  k.spawn({ comm: "b0", cpu: 1, cpus: [1], program: forever });
+  k.runUntil(201_000_000);
+  const rq0 = k.rqs[0];
+  const p = rq0.cfs.queue[0];
+  const lagBefore = avgVruntime(rq0.cfs) - p.se.vruntime;
+  const relDeadline = p.se.deadline - p.se.vruntime;
+  k.moveQueuedTask(p, 1, "load_balance");
+  const rq1 = k.rqs[1];
+  const lagAfter = avgVruntime(rq1.cfs) - p.se.vruntime;
+  assert.ok(Math.abs(lagAfter - lagBefore) <= 2, `lag ${lagBefore} -> ${lagAfter}`);
+  assert.equal(p.se.deadline - p.se.vruntime, relDeadline);
+});
+
+test("curr competes in the pick by its deadline while eligible, and drops out once it is past V", () => {
+  const q = entity(2, 1_000_000, 1024, 5_000_000);
+  const curr = entity(1, 1_000_000, 1024, 4_000_000); // unprotected, eligible, earlier deadline
+  assert.equal(pickEevdf(core(), cfsOf([q], curr), true), curr);
+  curr.se.vruntime = 9_000_000; // now ahead of V: not eligible, whatever its deadline
+  curr.se.deadline = 1_000_000;
+  assert.equal(pickEevdf(core(), cfsOf([q], curr), true), q);
+  // a relative deadline is used once: the next placement starts a fresh request
+  const p = entity(3, 0, 1024, 0);
+  p.se.relDeadline = true;
+  p.se.deadline = 700_000;
+  EEVDF_POLICY.placeEntity(core(), cfsOf([q]), p, false);
+  assert.equal(p.se.relDeadline, false);
+  assert.equal(p.se.deadline - p.se.vruntime, 700_000);
 });
