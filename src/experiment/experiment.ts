@@ -1,6 +1,6 @@
 // The fluent API: topology(...).workload(w).variants({...}).run({...}).
 import type { Machine } from "../machine/types";
-import { machineFromFile, machineFromSpec, preset } from "../machine/presets";
+import { machineFromFile, preset } from "../machine/presets";
 import { importMachine, type ImportOptions } from "../machine/import";
 import { readSysfsDir } from "../machine/sysfs";
 import type { MachineBuilder } from "../machine/builder";
@@ -560,7 +560,7 @@ export function topology(machine?: string | Machine): Experiment {
  * `schedlab machine import` does; its costs are borrowed from `opts.profile` (a preset).
  */
 topology.fromSysfs = (dir = "/sys/devices/system", opts: ImportOptions = {}): Experiment =>
-  topology(machineFromSpec(importMachine(readSysfsDir(dir), opts).spec, dir));
+  topology(importMachine(readSysfsDir(dir), opts).machine);
 
 function start(source: MachineSource): Experiment {
   return new Experiment({

@@ -125,7 +125,7 @@ export function runIteration(spec: IterationSpec): { result: IterationResult; ke
       k.runUntil(t);
       if (t === nextCheck) {
         if (step > 0) k.checkInvariants();
-        if (limited) checkLimits(spec, k, wl, t);
+        if (limited) checkLimits(spec, k, t);
         nextCheck += dt;
       }
       if (t === nextSample) {
@@ -135,7 +135,7 @@ export function runIteration(spec: IterationSpec): { result: IterationResult; ke
     }
   }
   k.runUntil(end);
-  if (limited) checkLimits(spec, k, wl, end);
+  if (limited) checkLimits(spec, k, end);
   k.flushAccounting();
   k.checkInvariants();
   const series = { ...(wl.series ? wl.series() : {}), ...samples };
@@ -180,7 +180,7 @@ export class RunLimitError extends Error {
   }
 }
 
-function checkLimits(spec: IterationSpec, k: Kernel, _wl: unknown, atNs: number): void {
+function checkLimits(spec: IterationSpec, k: Kernel, atNs: number): void {
   let why = "";
   if (spec.maxEvents && k.events > spec.maxEvents)
     why = `${k.events} events by ${(atNs / 1e9).toFixed(3)} s simulated passed maxEvents = ${spec.maxEvents}`;

@@ -18,6 +18,8 @@ export interface ImportOptions {
 /** The machine file, what could not be read and was defaulted, and the CPUs that were offline. */
 export interface ImportResult {
   spec: MachineSpec;
+  /** The machine `spec` builds (already built to check it against the source). */
+  machine: Machine;
   /** One line per default taken or figure borrowed: print them, they are guesses. */
   warnings: string[];
   /** Present CPUs that were offline when read (place them offline with `.offline(...)`). */
@@ -161,13 +163,15 @@ export function importMachine(t: CpuTable, opts: ImportOptions = {}): ImportResu
   const mismatches: string[] = [];
   for (const numbering of NUMBERINGS) {
     const spec = { ...base, topology: { ...base.topology, numbering } } as MachineSpec;
-    let diff: string | null;
+    let machine: Machine;
     try {
-      diff = firstDifference(machineFromSpec(spec, `${where} (as ${numbering})`), placed, t);
+      machine = machineFromSpec(spec, `${where} (as ${numbering})`);
     } catch (e) {
-      diff = (e as Error).message;
+      mismatches.push(`${numbering}: ${(e as Error).message}`);
+      continue;
     }
-    if (diff === null) return { spec, warnings, offline };
+    const diff = firstDifference(machine, placed, t);
+    if (diff === null) return { spec, machine, warnings, offline };
     mismatches.push(`${numbering}: ${diff}`);
   }
   throw new Error(

@@ -117,8 +117,7 @@ export function readSysfs(
   listDir?: (rel: string) => string[],
 ): CpuTable {
   const missing: string[] = [];
-  const req = (rel: string) => read(rel);
-  const presentText = req("cpu/present") ?? req("cpu/possible");
+  const presentText = read("cpu/present") ?? read("cpu/possible");
   let present: number[];
   if (presentText !== undefined) present = parseCpuList(presentText, `${where}/cpu/present`);
   else {
@@ -132,7 +131,7 @@ export function readSysfs(
       throw new Error(`${where}/cpu/present: missing, and no cpu*/ directories to count`);
     missing.push("cpu/present (CPUs counted from the cpu*/ directories)");
   }
-  const onlineText = req("cpu/online");
+  const onlineText = read("cpu/online");
   const online = new Set(
     onlineText === undefined ? present : parseCpuList(onlineText, `${where}/cpu/online`),
   );
@@ -141,10 +140,10 @@ export function readSysfs(
   const nodeOf = new Map<number, number>();
   const distances: number[][] = [];
   for (let n = 0; ; n++) {
-    const list = req(`node/node${n}/cpulist`);
+    const list = read(`node/node${n}/cpulist`);
     if (list === undefined) break;
     for (const c of parseCpuList(list, `${where}/node/node${n}/cpulist`)) nodeOf.set(c, n);
-    const d = req(`node/node${n}/distance`);
+    const d = read(`node/node${n}/distance`);
     if (d !== undefined) {
       const row = d
         .trim()
@@ -160,7 +159,7 @@ export function readSysfs(
   let noTopology = false;
   for (const cpu of present) {
     const base = `cpu/cpu${cpu}`;
-    const f = (name: string) => req(`${base}/${name}`);
+    const f = (name: string) => read(`${base}/${name}`);
     const w = (name: string) => `${where}/${base}/${name}`;
     const pkg = f("topology/physical_package_id");
     const siblings = f("topology/thread_siblings_list") ?? f("topology/core_cpus_list");
@@ -218,12 +217,7 @@ export function readSysfs(
   return {
     source: where,
     cpus,
-    nodeDistance:
-      distances.length === nodeOf.size || distances.length > 0
-        ? distances.length
-          ? distances
-          : null
-        : null,
+    nodeDistance: distances.length ? distances : null,
     missing,
   };
 }

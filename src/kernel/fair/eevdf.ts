@@ -49,9 +49,11 @@ function avgSums(cfs: CfsRq): { avg: number; load: number; v0: number } {
 
 /** avg_vruntime(): V, rounded towards minus infinity as the kernel's "sign flip" does. */
 export function avgVruntime(cfs: CfsRq): number {
-  const { avg, load, v0 } = avgSums(cfs);
-  if (load === 0) return v0;
-  return v0 + Math.floor(avg / load);
+  return vOf(avgSums(cfs));
+}
+
+function vOf({ avg, load, v0 }: { avg: number; load: number; v0: number }): number {
+  return load === 0 ? v0 : v0 + Math.floor(avg / load);
 }
 
 /** vruntime_eligible(): v <= V without the division. */
@@ -95,16 +97,13 @@ export const EEVDF_POLICY: FairPolicy = {
     const se = p.se;
     se.slice = baseSlice(k);
     let vslice = calcDeltaFair(se.slice, se.weight);
-    const V = avgVruntime(cfs);
+    const sums = avgSums(cfs); // W = sums.load: the tree and curr, without the entity placed
     let lag = 0;
     if (k.features.PLACE_LAG && cfs.nrRunning > 0 && se.vlag !== 0) {
-      let load = 0;
-      for (const t of cfs.queue) load += t.se.weight;
-      if (cfs.curr?.se.onRq) load += cfs.curr.se.weight;
       // lag = vlag * (W + w_i) / W: placing the entity moves V towards it by w_i / (W + w_i)
-      lag = Math.trunc((se.vlag * (load + se.weight)) / Math.max(1, load));
+      lag = Math.trunc((se.vlag * (sums.load + se.weight)) / Math.max(1, sums.load));
     }
-    se.vruntime = V - lag;
+    se.vruntime = vOf(sums) - lag;
     if (k.features.PLACE_REL_DEADLINE && se.relDeadline) {
       se.deadline += se.vruntime;
       se.relDeadline = false;

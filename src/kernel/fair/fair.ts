@@ -425,11 +425,12 @@ export class FairClass implements SchedClass {
       this.policy.yieldTask(this.k, cfs, p);
       return;
     }
-    const era = this.k.era;
-    if (ERA_TRAITS[era].family === "2.6" ? p.policy !== "batch" : !eraAtLeast(era, "6.6")) {
-      if (ERA_TRAITS[era].family !== "2.6") cfs.skip = p;
+    // CFS eras: 3.x-5.x set the skip buddy; 2.6.29 only updates curr, except SCHED_BATCH
+    if (ERA_TRAITS[this.k.era].family !== "2.6") {
+      cfs.skip = p;
       return;
     }
+    if (p.policy !== "batch") return;
     // Move it behind the rightmost so the next pick prefers others.
     const right = cfs.queue.length > 0 ? cfs.queue[cfs.queue.length - 1] : null;
     if (right && p.se.vruntime <= right.se.vruntime) p.se.vruntime = right.se.vruntime + 1;
