@@ -1,19 +1,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { reproduction, runReproduction } from "../../src/index";
+import { reproduction, type LedgerRow } from "../../src/index";
 import { expandReproductionIds } from "../../src/reproduce/registry";
 import { throughputRatios } from "../../src/reproduce/seed000";
+import { ledgerRow, quickRun } from "../support/reproduce";
 
-const quick = (id: string) => {
-  const r = reproduction(id);
-  const res = runReproduction(r, r.quick);
-  return { r, res, rows: r.rows(res) };
-};
-const sim = (rows: ReturnType<typeof quick>["rows"], metric: string, variant: string) =>
-  rows.find((x) => x.metric === metric && x.variant === variant)!.simulated;
+const sim = (rows: readonly LedgerRow[], metric: string, variant: string) =>
+  ledgerRow(rows, metric, variant).simulated;
 
-const x5472 = quick("000");
-const control = quick("000-llc");
+const x5472 = quickRun("000");
+const control = quickRun("000-llc");
 
 test("000 and 000-llc are registered; `000` on the command line names 000 itself", () => {
   assert.deepEqual(expandReproductionIds(["000"]), ["000"]);

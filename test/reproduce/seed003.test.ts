@@ -1,9 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { buildKernel, preset, reproduction, runReproduction } from "../../src/index";
+import { buildKernel, preset, type LedgerRow } from "../../src/index";
 import { SD_NUMA } from "../../src/kernel/topology/sched_domain";
 import { SEED003_METRICS } from "../../src/reproduce/seed003";
 import { expandReproductionIds } from "../../src/reproduce/registry";
+import { ledgerRow, quickRun } from "../support/reproduce";
 
 test("numa-2x12x2 on 5.6: SMT, MC (one LLC per node) and a NUMA level spanning both nodes", () => {
   const m = preset("numa-2x12x2");
@@ -35,16 +36,11 @@ test("numa-2x12x2 on 5.6: SMT, MC (one LLC per node) and a NUMA level spanning b
   assert.equal(k.domains.sdLlcSize[0], 24);
 });
 
-const quick = (id: string) => {
-  const r = reproduction(id);
-  const res = runReproduction(r, r.quick);
-  return { r, res, rows: r.rows(res) };
-};
-const sim = (rows: ReturnType<typeof quick>["rows"], metric: string, variant: string) =>
-  rows.find((x) => x.metric === metric && x.variant === variant)!.simulated;
+const sim = (rows: readonly LedgerRow[], metric: string, variant: string) =>
+  ledgerRow(rows, metric, variant).simulated;
 
-const oneWorker = quick("003-1w");
-const twoWorkers = quick("003-2w");
+const oneWorker = quickRun("003-1w");
+const twoWorkers = quickRun("003-2w");
 
 test("003-1w: before the patch a worker is pulled to the other node; after, pairs stay local", () => {
   const { res } = oneWorker;

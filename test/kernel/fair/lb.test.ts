@@ -2,9 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  SD_NUMA,
   SD_PREFER_SIBLING,
-  SD_SERIALIZE,
   SD_SHARE_PKG_RESOURCES,
   type SchedDomain,
 } from "../../../src/kernel/topology/sched_domain";
@@ -23,7 +21,7 @@ import {
   type LbHookSignatures,
   type LbRq,
 } from "../../../src/kernel/fair/lb/types";
-import { BASE_FLAGS, domain, env, group, hogs, rq } from "./lb_fixtures";
+import { BASE_FLAGS, domain, env, group, hogs, numa2, rq } from "./lb_fixtures";
 
 /** A hook table with some replacements, each given the default as `base` (as src/kernel/hooks.ts does). */
 function withHooks(
@@ -288,28 +286,6 @@ test("4.8: the stopper moves the preempted buddy to the idle CPU and resets the 
 // ---------------------------------------------------------------------------------------------
 // Seed 003: 5.6 NUMA level of a 2-node box, 2 tasks on node 0, node 1 idle.
 
-function numa2(cpu: number, imbNumaNr = 0): SchedDomain {
-  const n0 = [0, 1, 2, 3];
-  const n1 = [4, 5, 6, 7];
-  const mine = n0.includes(cpu) ? n0 : n1;
-  const child = domain({
-    level: "DIE",
-    cpu,
-    groups: mine.map((c) => group([c])),
-    flags: BASE_FLAGS | SD_PREFER_SIBLING,
-  });
-  return domain({
-    level: "NUMA",
-    cpu,
-    groups: [group(mine), group(mine === n0 ? n1 : n0)],
-    flags: BASE_FLAGS | SD_NUMA | SD_SERIALIZE,
-    imbalancePct: 125,
-    cacheNiceTries: 2,
-    child,
-    imbNumaNr,
-  });
-}
-
 const pairOnNode0 = (): LbRq[] => [
   rq(0, hogs(1)),
   rq(1, hogs(1)),
@@ -369,11 +345,23 @@ test("5.6 NUMA: load_balance fails on a single-task source and counts towards ac
 
 test("6.19: adjust_numa_imbalance keeps the pair local while node 1 runs <= imb_numa_nr tasks", () => {
   const fbg = findBusiestGroup({
-    env: env({ era: "6.19", sd: numa2(4, 3), dstCpu: 4, idle: "CPU_IDLE", rqs: pairOnNode0() }),
+    env: env({
+      era: "6.19",
+      sd: numa2(4, { imbNumaNr: 3 }),
+      dstCpu: 4,
+      idle: "CPU_IDLE",
+      rqs: pairOnNode0(),
+    }),
   });
   assert.equal(fbg.balanced, true);
   const fbg1 = findBusiestGroup({
-    env: env({ era: "6.19", sd: numa2(4, 0), dstCpu: 4, idle: "CPU_IDLE", rqs: pairOnNode0() }),
+    env: env({
+      era: "6.19",
+      sd: numa2(4, { imbNumaNr: 0 }),
+      dstCpu: 4,
+      idle: "CPU_IDLE",
+      rqs: pairOnNode0(),
+    }),
   });
   assert.equal(fbg1.balanced, false);
   if (!fbg1.balanced) assert.equal(fbg1.imbalance, 1);

@@ -6,6 +6,9 @@ import {
   SD_BALANCE_FORK,
   SD_BALANCE_NEWIDLE,
   SD_LOAD_BALANCE,
+  SD_NUMA,
+  SD_PREFER_SIBLING,
+  SD_SERIALIZE,
   SD_WAKE_AFFINE,
 } from "../../../src/kernel/topology/sched_domain";
 import type {
@@ -147,5 +150,34 @@ export function env(o: EnvOpts): LbEnv {
     },
     sdLlcSize: o.sdLlcSize ?? 1,
     hooks: o.hooks ?? null,
+  });
+}
+
+/**
+ * A 2-node toy for the NUMA level: node 0 = cpus 0-3, node 1 = cpus 4-7, one CPU per group below
+ * (`childLevel`); `cpu` balances it. The seed-003 allowance tests use it.
+ */
+export function numa2(
+  cpu: number,
+  o: { imbNumaNr?: number; childLevel?: SdLevel } = {},
+): SchedDomain {
+  const n0 = [0, 1, 2, 3];
+  const n1 = [4, 5, 6, 7];
+  const mine = n0.includes(cpu) ? n0 : n1;
+  const child = domain({
+    level: o.childLevel ?? "DIE",
+    cpu,
+    groups: mine.map((c) => group([c])),
+    flags: BASE_FLAGS | SD_PREFER_SIBLING,
+  });
+  return domain({
+    level: "NUMA",
+    cpu,
+    groups: [group(mine), group(mine === n0 ? n1 : n0)],
+    flags: BASE_FLAGS | SD_NUMA | SD_SERIALIZE,
+    imbalancePct: 125,
+    cacheNiceTries: 2,
+    child,
+    imbNumaNr: o.imbNumaNr ?? 0,
   });
 }

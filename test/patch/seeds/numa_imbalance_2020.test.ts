@@ -4,35 +4,8 @@ import { Hooks } from "../../../src/kernel/hooks";
 import { seeds } from "../../../src/index";
 import { findBusiestGroup } from "../../../src/kernel/fair/lb/load_balance";
 import type { LbRq, NumaImbalanceCtx } from "../../../src/kernel/fair/lb/types";
-import {
-  SD_NUMA,
-  SD_PREFER_SIBLING,
-  SD_SERIALIZE,
-  type SchedDomain,
-} from "../../../src/kernel/topology/sched_domain";
-import { BASE_FLAGS, domain, env, group, hogs, rq } from "../../kernel/fair/lb_fixtures";
-
-// A 2-node toy: node 0 = cpus 0-3, node 1 = cpus 4-7; cpu 4 balances the NUMA level.
-function numa2(cpu: number): SchedDomain {
-  const n0 = [0, 1, 2, 3];
-  const n1 = [4, 5, 6, 7];
-  const mine = n0.includes(cpu) ? n0 : n1;
-  const child = domain({
-    level: "MC",
-    cpu,
-    groups: mine.map((c) => group([c])),
-    flags: BASE_FLAGS | SD_PREFER_SIBLING,
-  });
-  return domain({
-    level: "NUMA",
-    cpu,
-    groups: [group(mine), group(mine === n0 ? n1 : n0)],
-    flags: BASE_FLAGS | SD_NUMA | SD_SERIALIZE,
-    imbalancePct: 125,
-    cacheNiceTries: 2,
-    child,
-  });
-}
+import { SD_NUMA } from "../../../src/kernel/topology/sched_domain";
+import { env, hogs, numa2, rq } from "../../kernel/fair/lb_fixtures";
 
 /** n spinning tasks on node 0, one per CPU; node 1 idle. */
 const onNode0 = (n: number): LbRq[] =>
@@ -42,7 +15,7 @@ const pre = new Hooks("5.6");
 const post = new Hooks("5.6", seeds.numaImbalance2020.replacements);
 
 test("numaImbalance2020: imbalance 0 while the busiest NUMA group runs at most 2 tasks", () => {
-  const sd = numa2(4);
+  const sd = numa2(4, { childLevel: "MC" });
   const ctx = (busy: number, imbalance: number, flags = sd.flags): NumaImbalanceCtx => ({
     env: env({ era: "5.6", sd, dstCpu: 4, idle: "CPU_IDLE", rqs: onNode0(busy) }),
     sd: { ...sd, flags },
