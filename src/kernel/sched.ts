@@ -225,7 +225,11 @@ export class Task {
   /** Kernel prio: 0..99 RT, 100..139 normal. */
   prio = DEFAULT_PRIO;
   schedClass: ClassName = "fair";
-  /** cpus_allowed as a byte per CPU; nrCpusAllowed = its popcount. */
+  /**
+   * cpus_allowed as a byte per CPU; nrCpusAllowed = its popcount. Read-only: tasks without an
+   * affinity share one all-CPUs mask (cpu_possible_mask in the kernel), and setAffinity
+   * replaces the array rather than writing into it.
+   */
   cpusAllowed: Uint8Array;
   nrCpusAllowed: number;
   // RT
@@ -283,7 +287,7 @@ export class Task {
     readonly program: TaskProgram,
     nrCpus: number,
   ) {
-    this.cpusAllowed = new Uint8Array(nrCpus).fill(1);
+    this.cpusAllowed = allCpusMask(nrCpus);
     this.nrCpusAllowed = nrCpus;
   }
 
@@ -301,6 +305,20 @@ export class Task {
     this.cpusAllowed = mask;
     this.nrCpusAllowed = mask.reduce((s, v) => s + v, 0);
   }
+}
+
+/**
+ * One shared all-ones mask per machine size: a per-task copy costs a cache line per 64 CPUs on
+ * every affinity test of every wakeup, which on a 1024-CPU machine is most of the wakeup's misses.
+ */
+const allCpusMasks = new Map<number, Uint8Array>();
+function allCpusMask(nrCpus: number): Uint8Array {
+  let m = allCpusMasks.get(nrCpus);
+  if (!m) {
+    m = new Uint8Array(nrCpus).fill(1);
+    allCpusMasks.set(nrCpus, m);
+  }
+  return m;
 }
 
 // ---------------------------------------------------------------- struct rq

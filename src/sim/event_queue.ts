@@ -191,6 +191,32 @@ export class EventQueue {
     return true;
   }
 
+  /**
+   * pop() if the earliest event is due by `until`, in one call (the event loop's step: no
+   * separate length / peekTime calls). Returns false, leaving the queue as it was, otherwise.
+   */
+  popUntil(until: number): boolean {
+    if (this.rootPopped) this.removeRoot();
+    const n = this.size;
+    if (this.hasFront && (n === 0 || this.frontTime <= this.hTime[0])) {
+      if (this.frontTime > until) return false;
+      this.hasFront = false;
+      this.popTime = this.frontTime;
+      this.popKind = this.frontKind;
+      this.popA = this.frontA;
+      this.popB = this.frontB;
+      return true;
+    }
+    if (n === 0 || this.hTime[0] > until) return false;
+    const slot = this.hSlot[0];
+    this.popTime = this.hTime[0];
+    this.popKind = this.kind[slot];
+    this.popA = this.a[slot];
+    this.popB = this.b[slot];
+    this.rootPopped = true;
+    return true;
+  }
+
   /** Drop every queued event. */
   clear(): void {
     this.size = 0;

@@ -45,6 +45,35 @@ test("a random interleaving of pushes and pops stays sorted", () => {
   }
 });
 
+test("popUntil pops exactly what pop would, and nothing after the bound", () => {
+  // Two queues fed the same stream (front-slot and heap paths both taken): popUntil(until)
+  // must give pop()'s sequence, stop at the first event later than until, and leave it queued.
+  const a = new EventQueue(4);
+  const b = new EventQueue(4);
+  const rng = new RandomSource("popUntil").stream("t");
+  let now = 0;
+  for (let i = 0; i < 5000; i++) {
+    const t = now + rng.int(0, 50);
+    a.push(t, 1, i, 0);
+    b.push(t, 1, i, 0);
+    if (rng.next() < 0.5) {
+      const until = now + rng.int(0, 30);
+      while (b.popUntil(until)) {
+        assert.ok(a.pop());
+        assert.deepEqual([b.popTime, b.popA], [a.popTime, a.popA]);
+        assert.ok(b.popTime <= until);
+        now = b.popTime;
+      }
+      assert.equal(b.length, a.length);
+      assert.ok(b.length === 0 || b.peekTime() > until, "an event due by until was left");
+    }
+  }
+  const pending = b.length > 0;
+  assert.equal(b.popUntil(Infinity), pending);
+  const empty = new EventQueue(2);
+  assert.equal(empty.popUntil(Infinity), false);
+});
+
 test("random streams are per consumer and reproducible", () => {
   const a = new RandomSource("s1");
   const b = new RandomSource("s1");

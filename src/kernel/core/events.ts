@@ -32,8 +32,7 @@ export function armTimer(k: SchedCore, p: Task, expires: number): void {
 /** Processes events up to and including time `until`, then stops the clock there. */
 export function runUntil(k: SchedCore, until: number): void {
   const eq = k.eq;
-  while (eq.length > 0 && eq.peekTime() <= until) {
-    eq.pop();
+  while (eq.popUntil(until)) {
     k.now = eq.popTime;
     k.events++;
     dispatch(k, eq.popKind, eq.popA, eq.popB);

@@ -233,14 +233,36 @@ export function buildSchedDomains(
     }
     return bits[cpu] === 1;
   };
-  const containsAll = (span: number[], sub: number[]): boolean => sub.every((c) => inSpan(span, c));
-  // Equal spans share one array, so comparing two domains' spans (sameCpus) is mostly identity.
-  const spans = new Map<string, number[]>();
+  // containsAll over interned spans, remembered per (span, sub) pair: a 1024-CPU machine asks
+  // it for every CPU of every NUMA span.
+  const containsMemo = new WeakMap<number[], WeakMap<number[], boolean>>();
+  const containsAll = (span: number[], sub: number[]): boolean => {
+    let row = containsMemo.get(span);
+    if (!row) {
+      row = new WeakMap();
+      containsMemo.set(span, row);
+    }
+    let r = row.get(sub);
+    if (r === undefined) {
+      r = sub.every((c) => inSpan(span, c));
+      row.set(sub, r);
+    }
+    return r;
+  };
+  // Equal spans share one array, so comparing two domains' spans (sameCpus) is mostly identity,
+  // and groups can be pooled by span identity. Buckets by a hash of the CPUs, not by a joined
+  // string (which on a 1024-CPU machine is megabytes of text per level).
+  const spans = new Map<number, number[][]>();
   const internSpan = (span: number[]): number[] => {
-    const key = span.join(",");
-    const known = spans.get(key);
-    if (known) return known;
-    spans.set(key, span);
+    let h = span.length;
+    for (let i = 0; i < span.length; i++) h = (Math.imul(h, 31) + span[i]) | 0;
+    let bucket = spans.get(h);
+    if (!bucket) {
+      bucket = [];
+      spans.set(h, bucket);
+    }
+    for (const known of bucket) if (sameCpus(known, span)) return known;
+    bucket.push(span);
     return span;
   };
   if (!Array.isArray(online) || online.length !== n) {
@@ -304,7 +326,8 @@ export function buildSchedDomains(
   }
 
   // 2. Groups: the child domains' spans (a CPU each at the bottom), local group first.
-  const pool = new Map<string, { group: SchedGroup; ownerLevel: number }>();
+  // Pooled per level by the (interned) CPU array, as sd_data shares sched_group per CPU.
+  const pool = levels.map(() => new Map<number[], { group: SchedGroup; ownerLevel: number }>());
   const groupsByLevel: SchedGroup[][] = levels.map(() => []);
   const getGroup = (
     li: number,
@@ -312,8 +335,7 @@ export function buildSchedDomains(
     balanceCpu: number,
     ownerLevel: number,
   ): SchedGroup => {
-    const key = `${li}:${cpus.join(",")}`;
-    let e = pool.get(key);
+    let e = pool[li].get(cpus);
     if (!e) {
       e = {
         group: {
@@ -325,40 +347,49 @@ export function buildSchedDomains(
         },
         ownerLevel,
       };
-      pool.set(key, e);
+      pool[li].set(cpus, e);
       groupsByLevel[li].push(e.group);
     }
     return e.group;
   };
+  const single = Array.from({ length: n }, (_, i) => internSpan([i]));
+  // "covered" marks of the group walks: a stamp per CPU instead of a Set per domain
+  const covered = new Int32Array(n);
+  let stamp = 0;
+  // build_balance_mask's first CPU per (owner level, child span): the same for every CPU.
+  const balanceCpuMemo = levels.map(() => new Map<number[], number>());
   for (let li = 0; li < levels.length; li++) {
     for (const cpu of onlineIds) {
       const sd = perLevel[li][cpu];
       if (sd) sd.groups = levels[li].overlap ? overlapGroups(sd, li) : plainGroups(sd, li);
     }
   }
-  function wrap(span: number[], cpu: number): number[] {
-    const i = span.indexOf(cpu);
-    return i <= 0 ? span : [...span.slice(i), ...span.slice(0, i)];
-  }
-  // build_sched_groups / get_group: group = span of CPU i's child domain at this level.
+  // build_sched_groups / get_group: group = span of CPU i's child domain at this level; the
+  // walk starts at the domain's own CPU (for_each_cpu_wrap), so the local group comes first.
   function plainGroups(sd: SchedDomain, li: number): SchedGroup[] {
-    const covered = new Set<number>();
+    const mark = ++stamp;
     const out: SchedGroup[] = [];
-    for (const i of wrap(sd.span, sd.cpu)) {
-      if (covered.has(i)) continue;
+    const span = sd.span;
+    const start = Math.max(0, span.indexOf(sd.cpu));
+    for (let k = 0; k < span.length; k++) {
+      const i = span[(start + k) % span.length];
+      if (covered[i] === mark) continue;
       const sib = perLevel[li][i];
-      const cpus = sib?.child ? sib.child.span : [i];
-      for (const c of cpus) covered.add(c);
+      const cpus = sib?.child ? sib.child.span : single[i];
+      for (const c of cpus) covered[c] = mark;
       out.push(getGroup(li, cpus, cpus[0], li));
     }
     return out;
   }
   // build_overlap_sched_groups (NUMA levels): groups may overlap; balance CPU from the balance mask.
   function overlapGroups(sd: SchedDomain, li: number): SchedGroup[] {
-    const covered = new Set<number>();
+    const mark = ++stamp;
     const out: SchedGroup[] = [];
-    for (const i of wrap(sd.span, sd.cpu)) {
-      if (covered.has(i)) continue;
+    const span = sd.span;
+    const start = Math.max(0, span.indexOf(sd.cpu));
+    for (let k = 0; k < span.length; k++) {
+      const i = span[(start + k) % span.length];
+      if (covered[i] === mark) continue;
       let sib = perLevel[li][i];
       if (!sib || !inSpan(sib.span, i)) continue;
       if (sib.child && !containsAll(sd.span, sib.child.span)) {
@@ -369,12 +400,17 @@ export function buildSchedDomains(
       const cpus = sib.child ? sib.child.span : sib.span;
       const owner = levelOf.get(sib) ?? li;
       // build_balance_mask: CPUs whose own domain at that level has exactly this child span.
-      const mask = cpus.filter((j) => {
-        const s = perLevel[owner][j];
-        return s?.child ? sameCpus(s.child.span, cpus) : false;
-      });
-      for (const c of cpus) covered.add(c);
-      out.push(getGroup(li, cpus, mask.length ? mask[0] : cpus[0], owner));
+      let balanceCpu = balanceCpuMemo[owner].get(cpus);
+      if (balanceCpu === undefined) {
+        const first = cpus.find((j) => {
+          const s = perLevel[owner][j];
+          return s?.child ? sameCpus(s.child.span, cpus) : false;
+        });
+        balanceCpu = first ?? cpus[0];
+        balanceCpuMemo[owner].set(cpus, balanceCpu);
+      }
+      for (const c of cpus) covered[c] = mark;
+      out.push(getGroup(li, cpus, balanceCpu, owner));
     }
     return out;
   }
@@ -389,7 +425,7 @@ export function buildSchedDomains(
   };
   for (let li = 0; li < levels.length; li++) {
     for (const group of groupsByLevel[li]) {
-      const owner = pool.get(`${li}:${group.cpus.join(",")}`)!.ownerLevel;
+      const owner = pool[li].get(group.cpus)!.ownerLevel;
       const sd = perLevel[owner][group.balanceCpu];
       if (!sd) {
         group.capacity = sum(group.cpus.map(cpuCapacity));
