@@ -84,3 +84,21 @@ test("x86-104t, 5.19: a lone ping-pong pair on the idle box stays split (prev id
   assert.ok((free.remote ?? 0) > 10 * (free.local ?? 0), JSON.stringify(free));
   assert.equal(pinned.remote ?? 0, 0);
 });
+
+test("x86-104t, 5.19: context1 pairs stay split while the box has spare CPUs, and stack once there is a pair per CPU", () => {
+  // A split pair keeps at least one CPU non-idle at every instant (the running task, or the
+  // wakee enqueued on a CPU still leaving idle), plus the waker's tail after each wakeup. With 52
+  // pairs on 104 CPUs a wakee's prev is idle at the wakeup: every wakeup is remote.
+  const half = topology("x86-104t")
+    .era("5.19")
+    .workload(workload.unixbenchContext1({ copies: 52, passes: 3, passSeconds: 0.001 }))
+    .runSync({ iterations: 1, seed: 1 }).data.iterations[0].sched.wakePath;
+  assert.equal(half.local ?? 0, 0, JSON.stringify(half));
+  assert.ok((half.remote ?? 0) > 10_000, JSON.stringify(half));
+  // With 104 pairs the split arrangement has no idle CPU to offer: prev is busy, SIS_PROP's
+  // 3-CPU scan from a CPU that never idles finds none, and the sync rule puts the wakee on the
+  // waker's CPU. Stacked pairs never idle their CPU, so the box stays stacked.
+  const full = sum("old", (s) => s.wakePath.local ?? 0);
+  const remote = sum("old", (s) => s.wakePath.remote ?? 0);
+  assert.ok(full > 2 * remote, `104 copies: local ${full}, remote ${remote}`);
+});

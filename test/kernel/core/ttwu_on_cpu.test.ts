@@ -9,6 +9,7 @@ import { run, wait } from "../../../src/kernel/ops";
 import { buildKernel } from "../../../src/experiment/run";
 import type { Kernel } from "../../../src/kernel/core/core";
 import type { Task } from "../../../src/kernel/sched";
+import { WF_SYNC } from "../../../src/kernel/sched";
 import { tryToWakeUp } from "../../../src/kernel/core/ttwu";
 import { wakelistPatch1, wakelistPatch2 } from "../../../src/patch/seeds/wakelist_2022";
 import type { Patch } from "../../../src/patch/patch";
@@ -255,4 +256,46 @@ test("before v5.8 the on_cpu window is ignored (3.19-5.6 ledgers unchanged)", ()
   assert.equal(k.counters.other.ttwu_on_cpu_spin, undefined);
   k.chargeNs = 0;
   k.thisCpu = -1;
+});
+
+test("the on_cpu wakelist skips select_task_rq: a sync wakee still switching out stays on its CPU (old); patch1 spins and wake_affine stacks it on the waker", () => {
+  for (const [variant, want] of [
+    ["old", { path: { wakelist_on_cpu: 1 }, cpu: 1, spins: 0 }],
+    ["patch1", { path: { local: 1 }, cpu: 0, spins: 1 }],
+  ] as const) {
+    const k = kernel(VARIANTS[variant]);
+    const wakee = k.spawn({
+      comm: "wakee",
+      cpu: 1,
+      program: function* () {
+        for (;;) yield wait();
+      },
+    });
+    k.runUntil(T / 2);
+    const spawnHog = (cpu: number) =>
+      k.spawn({
+        comm: `hog${cpu}`,
+        cpu,
+        cpus: [cpu],
+        program: function* () {
+          yield run(Infinity);
+        },
+      });
+    spawnHog(1); // queued on the wakee's CPU: nr_running 1 when the wakeup looks
+    const waker = spawnHog(0); // the waker, alone on cpu0 (wake_affine_idle's sync rule)
+    k.runUntil(T);
+    assert.equal(k.rqs[0].curr, waker);
+    assert.equal(k.rqs[1].nrRunning, 1);
+    wakee.onCpuUntil = T + 5000; // cpu1 is still switching the wakee out
+    k.thisCpu = 0;
+    k.chargeNs = 0;
+    tryToWakeUp(k, wakee, WF_SYNC, 0, waker);
+    k.chargeNs = 0;
+    k.thisCpu = -1;
+    k.runUntil(T + 100_000);
+    k.checkInvariants();
+    assert.deepEqual(k.counters.wakePath, want.path, variant);
+    assert.equal(k.counters.other.ttwu_on_cpu_spin ?? 0, want.spins, variant);
+    assert.equal(wakee.cpu, want.cpu, `${variant}: the wakee is on cpu${wakee.cpu}`);
+  }
 });

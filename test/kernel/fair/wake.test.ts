@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { buildKernel } from "../../../src/experiment/run";
 import { preset } from "../../../src/machine/presets";
-import { fork, recv, run, send, wait, wake } from "../../../src/kernel/ops";
+import { fork, recv, run, send, sleep, wait, wake } from "../../../src/kernel/ops";
 import type { Era } from "../../../src/kernel/features";
 import type { Kernel } from "../../../src/kernel/core/core";
 import type { Task } from "../../../src/kernel/sched";
@@ -319,6 +319,43 @@ test("6.19 SIS_UTIL stops the LLC scan when the LLC is saturated; 5.19 SIS_PROP 
       assert.deepEqual(k.counters.wakePlacement, { idle_sibling: 1 });
     }
   }
+});
+
+test("5.19 SIS_PROP: a waker CPU that has not idled for jiffies scans 3 CPUs past target, so a sync wakee with a busy prev stacks on it; one back from idle scans the LLC", () => {
+  // The waker has run for 200 ms without idling: wake_avg_idle halved every jiffy to 0, nr = 4,
+  // and `!--nr` lets select_idle_cpu look at cpu1..cpu3 only (for_each_cpu_wrap from target + 1).
+  for (const [free, want, placed] of [
+    [3, 3, "idle_sibling"],
+    [4, 0, "affine_busy"],
+  ] as const) {
+    const k = kernel("x86-104t", "5.19");
+    const { wakee } = wakeScenario(k, 20, 0, 200_000_000, true);
+    busyLlc(k, [0, free]); // no idle core (free's sibling is busy); prev cpu20 and its sibling busy
+    k.runUntil(310_000_000); // 200 ms of work beside a busy SMT sibling
+    assert.equal(k.rqs[0].wakeAvgIdle, 0, `cpu${free}`);
+    assert.equal(wakee.cpu, want, `idle cpu${free}: woke on cpu${wakee.cpu}`);
+    assert.deepEqual(k.counters.wakePlacement, { [placed]: 1 }, `idle cpu${free}`);
+  }
+  // The same LLC, but the waker's CPU has just left a 1 ms idle period: ttwu_do_wakeup set
+  // wake_avg_idle = avg_idle / 2, so nr covers the LLC and cpu4 is found.
+  const k = kernel("x86-104t", "5.19");
+  const wakee = k.spawn({ comm: "wakee", cpu: 20, program: sleeper });
+  k.spawn({
+    comm: "waker",
+    cpu: 0,
+    cpus: [0],
+    program: function* () {
+      yield run(100_000);
+      yield sleep(1_000_000);
+      yield wake(wakee.pid, true);
+      yield run(Infinity);
+    },
+  });
+  busyLlc(k, [0, 4]);
+  k.runUntil(5_000_000);
+  assert.ok(k.rqs[0].wakeAvgIdle > 0);
+  assert.equal(wakee.cpu, 4);
+  assert.deepEqual(k.counters.wakePlacement, { idle_sibling: 1 });
 });
 
 test("6.19: a CPU with a pending wakelist entry (ttwu_pending) is not idle", () => {
