@@ -53,10 +53,15 @@ test("004 trade-off: equal-priority wakeups run sooner with <= than with < (p99,
 
 test("004 mechanism: < sends fewer wakeups through find_lowest_rq and leaves more for pull_rt_task", () => {
   assert.ok(other("post", "rt_select_find_lowest") < 0.7 * other("pre", "rt_select_find_lowest"));
-  assert.ok(res.mean("pull_rq_locks_per_s", "post") > 5 * res.mean("pull_rq_locks_per_s", "pre"));
-  // the v4.0 bail-out fires only on the trees that have it
-  assert.equal(other("pre-no-feasibility-fix", "rt_push_infeasible"), 0);
-  assert.ok(other("pre", "rt_push_infeasible") > 0);
+  assert.ok(other("post", "rt_pull") > 5 * other("pre", "rt_pull"));
+  // 3.19's pull walks rto_mask without locks: CPUs pulling together all lock the source, and
+  // those behind the winner find nothing (in every tree).
+  for (const v of SEED004_VARIANTS) assert.ok(other(v, "rt_pull_nothing") > 0, v);
+  // the v4.0 bail-out (in select_task_rq_rt or find_lock_lowest_rq) fires only on the trees
+  // that have it, and only when a stale read raced another placement: rarely
+  const bail = (v: string) => other(v, "rt_select_infeasible") + other(v, "rt_push_infeasible");
+  assert.equal(bail("pre-no-feasibility-fix"), 0);
+  assert.ok(bail("pre") > 0);
 });
 
 test("004 band: push-path rq locks pre/post within 1.3-2.2 (published 1.7)", {
