@@ -72,7 +72,7 @@ test("004 band: push-path rq locks pre/post within 1.3-2.2 (published 1.7)", {
 });
 
 test("004 band: throughput post vs pre +0.3% to +5% (published +1.5%)", {
-  todo: "the model misses: within +-0.02% with the default 7% RT share; a 1.5% gain is about one of 72 CPUs, i.e. ~300 us per equal-priority wakeup that <= moves (a few thousand a second), where the model charges a few us (locks, line transfers, IPI, two switches, refills); only a box about half in RT reaches +1-2% (notebook section 6b); see docs/experiments/004.md",
+  todo: "the model misses: within +-0.02% with the default 7% RT share; a 1.5% gain is about one of 72 CPUs, i.e. ~210 us per equal-priority wakeup that <= moves (a few thousand a second), where the model charges a few us (locks, line transfers, IPI, two switches, refills); only a box about half in RT reaches +1.3%, and there the model box collapses to 22k tx/s (notebook section 6b); see docs/experiments/004.md",
 }, () => {
   const v = row("throughput_gain_pct", "post").simulated;
   assert.ok(v >= 0.3 && v <= 5, `${v}%`);
