@@ -306,7 +306,7 @@ export class RtRootDomain {
  * cleared by the push after the switch) carry their own times; a reader at time t sees the
  * latest write at or before t. The last two writes are kept, enough for one step's set and clear.
  */
-export class SeenWord {
+class SeenWord {
   private readonly v0: Int32Array;
   private readonly v1: Int32Array;
   private readonly v2: Int32Array;
