@@ -53,21 +53,26 @@ test("004 trade-off: equal-priority wakeups run sooner with <= than with < (p99,
 
 test("004 mechanism: < sends fewer wakeups through find_lowest_rq and leaves more for pull_rt_task", () => {
   assert.ok(other("post", "rt_select_find_lowest") < 0.7 * other("pre", "rt_select_find_lowest"));
-  assert.ok(res.mean("pull_rq_locks_per_s", "post") > 5 * res.mean("pull_rq_locks_per_s", "pre"));
-  // the v4.0 bail-out fires only on the trees that have it
-  assert.equal(other("pre-no-feasibility-fix", "rt_push_infeasible"), 0);
-  assert.ok(other("pre", "rt_push_infeasible") > 0);
+  assert.ok(other("post", "rt_pull") > 5 * other("pre", "rt_pull"));
+  // 3.19's pull walks rto_mask without locks: CPUs pulling together all lock the source, and
+  // those behind the winner find nothing (in every tree).
+  for (const v of SEED004_VARIANTS) assert.ok(other(v, "rt_pull_nothing") > 0, v);
+  // the v4.0 bail-out (in select_task_rq_rt or find_lock_lowest_rq) fires only on the trees
+  // that have it, and only when a stale read raced another placement: rarely
+  const bail = (v: string) => other(v, "rt_select_infeasible") + other(v, "rt_push_infeasible");
+  assert.equal(bail("pre-no-feasibility-fix"), 0);
+  assert.ok(bail("pre") > 0);
 });
 
 test("004 band: push-path rq locks pre/post within 1.3-2.2 (published 1.7)", {
-  todo: "the model misses: ~1.05 with the default 3 server levels (2.4 with one level, see the notebook's sweep); the equal-priority wakees < keeps home are later pushed after a higher-priority preemption or pulled (rt_pull), so the push path loses little; see docs/experiments/004.md",
+  todo: "the model misses: ~0.8 with the default assumptions (post takes more push-path locks: equal-priority wakees that < keeps queued are pushed by post_schedule_rt when a higher server preempts; under <= select_task_rq_rt places them at once, which takes a wakeup lock, not a push-path lock); task_woken_rt pushes, which < would remove, are a few per run; see docs/experiments/004.md",
 }, () => {
   const v = row("push_rq_locks_pre_over_post", "pre").simulated;
   assert.ok(v >= 1.3 && v <= 2.2, `${v}`);
 });
 
 test("004 band: throughput post vs pre +0.3% to +5% (published +1.5%)", {
-  todo: "the model misses: within +-0.05%; a push or pull costs a few hundred ns of lock and cache-line time per equal-priority wakeup, 0.01% of the box, not 1.5%; see docs/experiments/004.md",
+  todo: "the model misses: within +-0.02% with the default 7% RT share; a 1.5% gain is about one of 72 CPUs, i.e. ~210 us per equal-priority wakeup that <= moves (a few thousand a second), where the model charges a few us (locks, line transfers, IPI, two switches, refills); only a box about half in RT reaches +1.3%, and there the model box collapses to 22k tx/s (notebook section 6b); see docs/experiments/004.md",
 }, () => {
   const v = row("throughput_gain_pct", "post").simulated;
   assert.ok(v >= 0.3 && v <= 5, `${v}%`);

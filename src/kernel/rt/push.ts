@@ -139,7 +139,8 @@ function pickHighestPushableTask(src: Rq, cpu: number): Task | null {
  */
 export function pullRtTask(k: SchedCore, thisRq: Rq): boolean {
   const rd = k.rt.rd;
-  if (rd.rtoCount === 0) return false;
+  // rt_overloaded(): rto_count read without a lock (as are rto_mask and highest_prio.next below).
+  if (!rd.rtOverloaded()) return false;
   // v4.15+ ("Do not pull from current CPU if only one CPU to pull")
   if (eraAtLeast(k.era, "5.6") && rd.rtoCount === 1 && rd.rtoMask[thisRq.cpu]) return false;
   if (k.features.RT_PUSH_IPI) {
@@ -149,10 +150,11 @@ export function pullRtTask(k: SchedCore, thisRq: Rq): boolean {
   other(k, "rt_pull_attempt");
   let pulled = false;
   for (let cpu = 0; cpu < k.rqs.length; cpu++) {
-    if (!rd.rtoMask[cpu] || cpu === thisRq.cpu) continue;
+    if (cpu === thisRq.cpu || !rd.rtoVisible(cpu)) continue;
     const src = k.rqs[cpu];
-    // Don't take src's lock if its best waiting task cannot beat what we would run.
-    if (k.rt.highestPrioNext(src) >= thisRq.rt.highestPrio) continue;
+    // Don't take src's lock if its best waiting task cannot beat what we would run (racy: what
+    // another puller took a moment ago may still look pushable here).
+    if (rd.readNext(src) >= thisRq.rt.highestPrio) continue;
     doubleLockBalance(k, thisRq, src, "rt_pull");
     const p = pickHighestPushableTask(src, thisRq.cpu);
     // p is waking on src and about to preempt its curr: leave it there.
@@ -160,7 +162,7 @@ export function pullRtTask(k: SchedCore, thisRq: Rq): boolean {
       k.moveQueuedTask(p, thisRq.cpu, "rt_pull");
       other(k, "rt_pull");
       pulled = true;
-    }
+    } else other(k, "rt_pull_nothing"); // the lock was taken for nothing
     unlockRq(k, src); // double_unlock_balance
   }
   return pulled;

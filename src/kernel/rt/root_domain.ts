@@ -3,6 +3,7 @@
 // without importing the class.
 import type { Era } from "../features";
 import type { Rq, SchedClass, Task } from "../sched";
+import { MAX_RT_PRIO } from "../sched";
 import {
   CpuPri,
   CPUPRI_INVALID,
@@ -66,6 +67,24 @@ export class RtRootDomain {
   private readonly lastHighest: Int32Array;
   /** The latest visibleAt of any CPU: readers at or after it see every write (the fast path). */
   private maxVisibleAt = Number.NEGATIVE_INFINITY;
+  /**
+   * pull_rt_task's unlocked reads (3.19 rt.c): rt_overloaded() reads rto_count, for_each_cpu
+   * walks rto_mask, and each source's rt.highest_prio.next decides whether its lock is taken.
+   * A write is visible to other CPUs from the writer's clock, as for cpupri; the lines come from
+   * their last writer. So CPUs that pull at about the same time all see the same waiting task
+   * and all take its rq's lock, though only the first finds it there.
+   */
+  private readonly next: SeenWord;
+  /** Per CPU: the CPU that last wrote its highest_prio.next, and a version per write. */
+  private readonly nextWriter: Int32Array;
+  private readonly nextVer: Uint32Array;
+  /** [reader * n + cpu]: the version of cpu's highest_prio.next line the reader holds. */
+  private readonly nextSeen: Uint32Array;
+  /** Per CPU: its rto_mask bit as other CPUs see it. */
+  private readonly rtoBit: SeenWord;
+  /** rto_count and rto_mask lines: their last writer and which CPUs hold a copy. */
+  private rtoOwner = -1;
+  private readonly rtoHeld: Uint8Array;
 
   constructor(
     private readonly rqs: readonly Rq[],
@@ -81,6 +100,12 @@ export class RtRootDomain {
     this.lastHighest = new Int32Array(n);
     this.lineOwner = new Int32Array(this.cpupri.nrPriorities).fill(-1);
     this.lineHeld = Array.from({ length: this.cpupri.nrPriorities }, () => new Uint8Array(n));
+    this.next = new SeenWord(n, MAX_RT_PRIO);
+    this.nextWriter = new Int32Array(n).fill(-1);
+    this.nextVer = new Uint32Array(n);
+    this.nextSeen = new Uint32Array(n * n);
+    this.rtoBit = new SeenWord(n, 0);
+    this.rtoHeld = new Uint8Array(n);
     for (const rq of rqs) this.updateCpupri(rq);
   }
 
@@ -188,6 +213,7 @@ export class RtRootDomain {
   /** rt_set_overload (only for an online rq, as in the kernel). */
   setOverload(rq: Rq): void {
     if (!rq.online || this.rtoMask[rq.cpu]) return;
+    this.writeRto(rq.cpu, 1);
     this.rtoMask[rq.cpu] = 1;
     this.rtoCount++;
   }
@@ -195,8 +221,126 @@ export class RtRootDomain {
   /** rt_clear_overload; keyed on the mask bit so a CPU that went offline unwired cannot leak one. */
   clearOverload(rq: Rq): void {
     if (!this.rtoMask[rq.cpu]) return;
+    this.writeRto(rq.cpu, 0);
     this.rtoMask[rq.cpu] = 0;
     this.rtoCount--;
+  }
+
+  /** cpumask_set/clear_cpu on rto_mask and atomic_inc/dec of rto_count: both lines exclusive. */
+  private writeRto(cpu: number, bit: number): void {
+    this.rtoBit.write(cpu, bit, this.clock());
+    const ctx = this.ctx;
+    const me = ctx ? ctx.cpu() : -1;
+    if (!ctx || me < 0) return;
+    if (this.rtoOwner >= 0 && this.rtoOwner !== me) ctx.charge(2 * ctx.lineNs(this.rtoOwner, me));
+    this.rtoOwner = me;
+    this.rtoHeld.fill(0);
+    this.rtoHeld[me] = 1;
+  }
+
+  /** cpu's rto_mask bit as another CPU reads it without a lock, now. */
+  rtoVisible(cpu: number): boolean {
+    return this.rtoBit.seen(cpu, this.clock()) === 1;
+  }
+
+  /**
+   * rt_overloaded(): atomic_read(&rd->rto_count) as this CPU sees it now; pays for the count's
+   * line, and the mask's (which the caller walks next) when the count is not zero.
+   */
+  rtOverloaded(): boolean {
+    const t = this.clock();
+    let over: boolean;
+    if (t >= this.rtoBit.latest) over = this.rtoCount > 0;
+    else {
+      over = false;
+      for (let cpu = 0; cpu < this.rtoMask.length && !over; cpu++)
+        over = this.rtoBit.seen(cpu, t) === 1;
+    }
+    const ctx = this.ctx;
+    const me = ctx ? ctx.cpu() : -1;
+    if (ctx && me >= 0 && this.rtoOwner >= 0 && !this.rtoHeld[me]) {
+      this.rtoHeld[me] = 1;
+      const line = ctx.lineNs(this.rtoOwner, me);
+      ctx.charge(over ? 2 * line : line);
+    }
+    return over;
+  }
+
+  /**
+   * enqueue/dequeue_pushable_task set rq->rt.highest_prio.next (the best pushable prio), under
+   * rq's lock, at the writing context's clock.
+   */
+  updateNext(rq: Rq, next: number): void {
+    const cpu = rq.cpu;
+    if (next === this.next.now(cpu)) return;
+    this.next.write(cpu, next, this.clock());
+    const me = this.ctx ? this.ctx.cpu() : -1;
+    this.nextWriter[cpu] = me >= 0 ? me : cpu;
+    this.nextVer[cpu]++;
+  }
+
+  /**
+   * pull_rt_task's unlocked read of src's highest_prio.next: the value visible now (when the
+   * read is issued), and the line from its last writer if this CPU has no current copy.
+   */
+  readNext(src: Rq): number {
+    const cpu = src.cpu;
+    const value = this.next.seen(cpu, this.clock());
+    const ctx = this.ctx;
+    const me = ctx ? ctx.cpu() : -1;
+    if (ctx && me >= 0) {
+      const i = me * this.rtoMask.length + cpu;
+      if (this.nextSeen[i] !== this.nextVer[cpu]) {
+        this.nextSeen[i] = this.nextVer[cpu];
+        const w = this.nextWriter[cpu];
+        if (w >= 0 && w !== me) ctx.charge(ctx.lineNs(w, me));
+      }
+    }
+    return value;
+  }
+}
+
+/**
+ * A per-CPU word written under that CPU's rq lock and read by others without it. The model runs
+ * a CPU's kernel path as one step, so two writes of one step (an overload set at the enqueue and
+ * cleared by the push after the switch) carry their own times; a reader at time t sees the
+ * latest write at or before t. The last two writes are kept, enough for one step's set and clear.
+ */
+class SeenWord {
+  private readonly v0: Int32Array;
+  private readonly v1: Int32Array;
+  private readonly v2: Int32Array;
+  private readonly t1: Float64Array;
+  private readonly t2: Float64Array;
+  /** The latest write time of any CPU: a reader at or after it sees every current value. */
+  latest = Number.NEGATIVE_INFINITY;
+
+  constructor(n: number, initial: number) {
+    this.v0 = new Int32Array(n).fill(initial);
+    this.v1 = new Int32Array(n).fill(initial);
+    this.v2 = new Int32Array(n).fill(initial);
+    this.t1 = new Float64Array(n).fill(Number.NEGATIVE_INFINITY);
+    this.t2 = new Float64Array(n).fill(Number.NEGATIVE_INFINITY);
+  }
+
+  /** The value as of the latest write. */
+  now(cpu: number): number {
+    return this.v2[cpu];
+  }
+
+  write(cpu: number, v: number, t: number): void {
+    this.v0[cpu] = this.v1[cpu];
+    this.v1[cpu] = this.v2[cpu];
+    this.t1[cpu] = this.t2[cpu];
+    this.v2[cpu] = v;
+    this.t2[cpu] = t;
+    if (t > this.latest) this.latest = t;
+  }
+
+  /** What a reader at time t sees. */
+  seen(cpu: number, t: number): number {
+    if (t >= this.t2[cpu]) return this.v2[cpu];
+    return t >= this.t1[cpu] ? this.v1[cpu] : this.v0[cpu];
   }
 }
 

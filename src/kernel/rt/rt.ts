@@ -124,12 +124,14 @@ export class RtClass implements RtClassApi {
     let at = list.length;
     while (at > 0 && list[at - 1].prio > p.prio) at--;
     list.splice(at, 0, p);
+    this.rd.updateNext(rq, this.highestPrioNext(rq));
   }
 
   dequeuePushable(rq: Rq, p: Task): void {
     const list = rq.rt.pushable;
     const i = list.indexOf(p);
     if (i >= 0) list.splice(i, 1);
+    this.rd.updateNext(rq, this.highestPrioNext(rq));
   }
 
   /** highest_prio.next: the best pushable prio (what a puller could take). */

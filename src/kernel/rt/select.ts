@@ -150,8 +150,11 @@ export function selectTaskRqRtDefault(ctx: SelectTaskRqRtCtx): number {
     taskCpu: prevCpu,
     thisCpu: ctx.wakerCpu,
   });
-  if (target === -1 || !k.hooks.get("rt.target_feasible")({ k, p, target, site: "select_task_rq" }))
+  if (target === -1) return prevCpu;
+  if (!k.hooks.get("rt.target_feasible")({ k, p, target, site: "select_task_rq" })) {
+    bump(k.counters.other, "rt_select_infeasible");
     return prevCpu;
+  }
   if (target !== prevCpu) bump(k.counters.wakePlacement, "rt_lowest");
   return target;
 }

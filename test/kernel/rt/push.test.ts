@@ -227,3 +227,32 @@ test("RT_PUSH_IPI (6.19): the CPU lowering its priority sends an IPI; the overlo
   assert.equal(off.x.cpu, 1);
   assert.equal(off.k.counters.migrations.rt_pull, 1);
 });
+
+test("pull_rt_task (3.19): two CPUs lowering their priority at once both lock the overloaded rq; the second finds nothing", () => {
+  const k = kernel("3.19");
+  rt(k, "h90", 90, 2, true);
+  const blocker = function* () {
+    yield run(2 * MS);
+    yield sleep(1e12);
+  };
+  // cpu0 and cpu1 (one L2) run the same program from the same instant, so they reach
+  // pull_rt_task together; cpu2, across the FSB, is overloaded.
+  rt(k, "l60", 60, 0, true, blocker);
+  rt(k, "l61", 60, 1, true, blocker);
+  rt(k, "r70", 70, 3, true);
+  k.runUntil(MS / 2);
+  const x = rt(k, "x50", 50, 2);
+  k.runUntil(MS);
+  assert.equal(x.cpu, 2);
+  assert.equal(k.rt.rd.rtoMask[2], 1, "cpu2 is overloaded");
+  k.runUntil(5 * MS);
+  assert.equal(k.counters.migrations.rt_pull, 1, "one of them pulls x");
+  assert.ok([0, 1].includes(x.cpu), `x on cpu${x.cpu}`);
+  // The other read cpu2's highest_prio.next before the winner's dequeue was visible, took the
+  // lock (spinning behind the winner) and found no pushable task.
+  assert.equal(k.counters.other.rt_pull_attempt, 2);
+  assert.equal(k.counters.other.rt_pull_nothing, 1);
+  assert.equal(locks(k, "rt_pull"), 2);
+  assert.ok((k.counters.rqLock.rt_pull?.waitNs ?? 0) > 0, "the loser spun on the winner's hold");
+  k.checkInvariants();
+});
