@@ -11,6 +11,7 @@ import { stressCpu } from "./workload/stress_cpu";
 import { rtApp } from "./workload/rt_app";
 import { netperfUdpStream } from "./workload/netperf";
 import { unixbenchContext1 } from "./workload/unixbench";
+import { hackbench } from "./workload/hackbench";
 import * as patchSeeds from "./patch/seeds/index";
 
 // Hooks register themselves when their kernel modules load; load them all here.
@@ -39,6 +40,7 @@ export type {
   TaskStats,
   CpuStats,
   SchedCounters,
+  LagStats,
   ExperimentSpec,
 } from "./experiment/types";
 export type { TraceRecord, MigrationReason } from "./kernel/trace";
@@ -195,6 +197,8 @@ export const workload = {
   netperfUdpStream,
   /** UnixBench context1 (pipe ping-pong copies), passes combined as UnixBench does (seed 001). */
   unixbenchContext1,
+  /** `perf bench sched messaging` (hackbench): groups of senders and receivers over sockets or pipes; `.format()` prints perf's report. */
+  hackbench,
 };
 
 /** The published patches, as data. */
@@ -347,6 +351,15 @@ export {
   type PerfBenchPipeParams,
 } from "./workload/perf_bench_pipe";
 export { formatStressCpu, type StressCpuParams } from "./workload/stress_cpu";
+export {
+  formatHackbench,
+  unixSkbTruesize,
+  HACKBENCH_DATASIZE,
+  HACKBENCH_FDS,
+  UNIX_STREAM_SEND_NS,
+  UNIX_STREAM_RECV_NS,
+  type HackbenchParams,
+} from "./workload/hackbench";
 export { STRESS_CPU_METHOD_RATES } from "./workload/stress_cpu_methods";
 export { formatRtApp } from "./workload/rt_app";
 export {
