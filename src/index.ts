@@ -12,6 +12,7 @@ import { rtApp } from "./workload/rt_app";
 import { netperfUdpStream } from "./workload/netperf";
 import { unixbenchContext1 } from "./workload/unixbench";
 import { hackbench } from "./workload/hackbench";
+import { netperfTcpRr } from "./workload/netperf_tcp_rr";
 import * as patchSeeds from "./patch/seeds/index";
 
 // Hooks register themselves when their kernel modules load; load them all here.
@@ -195,6 +196,8 @@ export const workload = {
   rtApp,
   /** netperf UDP_STREAM over loopback: send and receive lines, pair placement (seed 000). */
   netperfUdpStream,
+  /** netperf TCP_RR over loopback: request/response transactions per second; `.format()` prints netperf's report. */
+  netperfTcpRr,
   /** UnixBench context1 (pipe ping-pong copies), passes combined as UnixBench does (seed 001). */
   unixbenchContext1,
   /** `perf bench sched messaging` (hackbench): groups of senders and receivers over sockets or pipes; `.format()` prints perf's report. */
@@ -351,6 +354,14 @@ export {
   type PerfBenchPipeParams,
 } from "./workload/perf_bench_pipe";
 export { formatStressCpu, type StressCpuParams } from "./workload/stress_cpu";
+export {
+  formatNetperfTcpRr,
+  tcpRmemDefault,
+  TCP_WMEM_DEFAULT,
+  TCP_RR_TX_NS,
+  TCP_RR_RX_NS,
+  type NetperfTcpRrParams,
+} from "./workload/netperf_tcp_rr";
 export {
   formatHackbench,
   unixSkbTruesize,
