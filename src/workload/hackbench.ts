@@ -18,9 +18,14 @@
 // unix_write_space wakes every sleeping writer once unix_writable holds: sk_wmem_alloc x 4 <=
 // sk_sndbuf. Pipe (fs/pipe.c): a 100-byte write merges into the last page while it fits
 // (PIPE_BUF_FLAG_CAN_MERGE, offset + chars <= PAGE_SIZE), the pipe holds PIPE_DEF_BUFFERS = 16
-// pages, and a full pipe blocks the writer; a read that empties a page frees it and wakes
-// writers: all of them up to 5.4 (pipe_wait, non-exclusive), one from 5.5 (wr_wait is waited on
-// exclusively, and a writer that leaves room wakes the next: wake_next_writer).
+// pages, and a writer that finds all 16 in use and the last one unmergeable sleeps. Who wakes
+// it depends on the release: up to 5.4 readers and writers share the non-exclusive pipe->wait,
+// and a read that empties a page wakes them all; from 5.5 (the pipe rework, "pipe: use exclusive
+// waits when reading or writing") writers wait exclusively on wr_wait, a read that began with all
+// 16 pages in use wakes one writer whether or not it freed a page, and a woken writer that leaves
+// the pipe not full wakes the next (wake_next_writer); today (torvalds/linux fs/pipe.c, taken
+// from era 6.19) a read wakes one only when it released a page of a full pipe (Oleg Nesterov,
+// "pipe_read: don't wake up the writer if the pipe is still full").
 import { fork, run, wait, wake } from "../kernel/ops";
 import type { TaskApi } from "../kernel/sched";
 import { eraAtLeast } from "../kernel/features";
@@ -116,7 +121,8 @@ interface Fd {
  * `total_time_s` (what perf prints: gettimeofday from the start signal to the last reap, whole
  * usec), `finished` (1 when every child was reaped within the simulated time), `messages`
  * (received in all), `tasks`, `writer_sleeps` (writes that found the socket's send buffer or the
- * pipe full and slept), `writer_wakeups` (writers woken by readers making room), and over the
+ * pipe full and slept), `writer_wakeups` (writers woken by readers making room), `writer_spurious_wakeups` (woken
+ * writers that found no room and slept again), and over the
  * timed part the kernel's `context_switches_per_s` and `wakeup_preemptions_per_s`.
  * `format(metrics)` prints perf's report.
  *
@@ -160,7 +166,14 @@ export function hackbench(params: HackbenchParams = {}): BenchmarkWorkload {
       const sndbuf = SOCKET_BUFFER_DEFAULT;
       const truesize = unixSkbTruesize(bytes);
       const perPage = Math.floor(PAGE_SIZE / bytes);
-      const exclusiveWriters = eraAtLeast(k.era, "5.5");
+      // how a pipe read wakes writers: all on a released page (..5.4), one on a read of a full
+      // pipe (5.5..), one on a page released from a full pipe (today)
+      const pipeWake = !eraAtLeast(k.era, "5.5")
+        ? "all"
+        : eraAtLeast(k.era, "6.14")
+          ? "released"
+          : "was_full";
+      const exclusiveWriters = pipeWake !== "all";
       const lines = (n: number, from: number, cpu: number) =>
         from < 0 || from === cpu ? 0 : n * k.cache.cacheLineNs(from, cpu);
       const total = groups * fds * 2;
@@ -176,6 +189,7 @@ export function hackbench(params: HackbenchParams = {}): BenchmarkWorkload {
       let received = 0;
       let sleeps = 0;
       let wakeups = 0;
+      let spurious = 0;
       const base = { cs: 0, wp: 0 };
 
       const full = (f: Fd) =>
@@ -210,8 +224,11 @@ export function hackbench(params: HackbenchParams = {}): BenchmarkWorkload {
         for (let i = 0; i < loops; i++) {
           for (let j = 0; j < fds; j++) {
             const f = fdTab[g * fds + j];
+            let waited = false;
             while (full(f)) {
+              if (waited) spurious++;
               sleeps++;
+              waited = true;
               f.writers.push(api.pid);
               yield wait();
             }
@@ -234,8 +251,15 @@ export function hackbench(params: HackbenchParams = {}): BenchmarkWorkload {
               f.readerWaiting = false;
               yield wake(f.reader, true, false);
             }
-            // 5.5+ pipe_write: a writer that leaves room wakes the next one (wake_next_writer)
-            if (pipe && exclusiveWriters && f.writers.length > 0 && !full(f)) {
+            // 5.5+ pipe_write: a writer that waited and leaves the pipe not full (fewer than 16
+            // pages in use) wakes the next one (wake_next_writer)
+            if (
+              pipe &&
+              exclusiveWriters &&
+              waited &&
+              f.writers.length > 0 &&
+              f.pages.length < PIPE_DEF_BUFFERS
+            ) {
               wakeups++;
               yield wake(f.writers.shift()!, true, false);
             }
@@ -266,20 +290,24 @@ export function hackbench(params: HackbenchParams = {}): BenchmarkWorkload {
           );
           f.lineCpu = api.cpu();
           received++;
-          let room = false;
+          let wakeOne = false;
+          let wakeAll = false;
           if (pipe) {
+            const wasFull = f.pages.length === PIPE_DEF_BUFFERS;
             const page = f.pages[0];
             page.read++;
-            if (page.read === page.written) {
-              f.pages.shift(); // the page is released: pipe_read wakes writers
-              room = true;
-            }
+            const released = page.read === page.written;
+            if (released) f.pages.shift(); // buf->len == 0: the page goes back
+            wakeAll = pipeWake === "all" && released;
+            wakeOne =
+              (pipeWake === "was_full" && wasFull) ||
+              (pipeWake === "released" && released && wasFull);
           } else {
             f.wmem -= truesize; // sock_wfree -> unix_write_space
-            room = f.wmem * 4 <= sndbuf;
+            wakeAll = f.wmem * 4 <= sndbuf;
           }
-          if (room && f.writers.length > 0) {
-            const woken = pipe && exclusiveWriters ? [f.writers.shift()!] : f.writers.splice(0);
+          if ((wakeOne || wakeAll) && f.writers.length > 0) {
+            const woken = wakeOne ? [f.writers.shift()!] : f.writers.splice(0);
             wakeups += woken.length;
             for (const pid of woken) yield wake(pid, true, false);
           }
@@ -369,6 +397,7 @@ export function hackbench(params: HackbenchParams = {}): BenchmarkWorkload {
             tasks: total,
             writer_sleeps: sleeps,
             writer_wakeups: wakeups,
+            writer_spurious_wakeups: spurious,
             context_switches_per_s: secs > 0 ? (k.counters.contextSwitches - base.cs) / secs : 0,
             wakeup_preemptions_per_s:
               secs > 0 ? (k.counters.wakeupPreemptions - base.wp) / secs : 0,

@@ -118,3 +118,32 @@ test("hackbench: one sender far ahead of its receiver fills the socket's send bu
     assert.equal(m.writer_sleeps, m.writer_wakeups, era);
   }
 });
+
+test("hackbench -p: pipe writer wakeups by release: 5.5-6.13 wake a writer at every read of a full pipe (often before a page is free), today only when a page is released", () => {
+  const two = machineBuilder().cores(2).build();
+  const spurious = (era: "4.8" | "5.19" | "6.19") => {
+    const { m } = runOn(two, { groups: 1, fds: 4, loops: 1000, pipe: true }, era);
+    assert.equal(m.finished, 1, era);
+    assert.equal(m.writer_sleeps, m.writer_wakeups, era);
+    return m;
+  };
+  const wasFull = spurious("5.19");
+  const released = spurious("6.19");
+  const all = spurious("4.8");
+  assert.ok(wasFull.writer_spurious_wakeups > 100, `${wasFull.writer_spurious_wakeups}`);
+  assert.ok(
+    released.writer_spurious_wakeups * 10 < wasFull.writer_spurious_wakeups,
+    `${released.writer_spurious_wakeups} vs ${wasFull.writer_spurious_wakeups}`,
+  );
+  assert.ok(all.writer_spurious_wakeups < wasFull.writer_spurious_wakeups);
+  // sockets wake every sleeping writer at a quarter of the send buffer, in every era
+  const sock = runOn(two, { groups: 1, fds: 4, loops: 1000 }, "5.19").m;
+  assert.equal(sock.writer_sleeps, sock.writer_wakeups);
+});
+
+test("hackbench: 40 groups (1600 processes) run to completion on the 104-CPU box", () => {
+  const { m } = runOn("x86-104t", { groups: 40, loops: 5 }, "6.19");
+  assert.equal(m.finished, 1);
+  assert.equal(m.tasks, 1600);
+  assert.equal(m.messages, 40 * 20 * 20 * 5);
+});
