@@ -307,7 +307,9 @@ export function hackbench(params: HackbenchParams = {}): BenchmarkWorkload {
             wakeAll = f.wmem * 4 <= sndbuf;
           }
           if ((wakeOne || wakeAll) && f.writers.length > 0) {
-            const woken = wakeOne ? [f.writers.shift()!] : f.writers.splice(0);
+            // exclusive waiters queue at the tail and the first is woken; non-exclusive ones
+            // (prepare_to_wait: __add_wait_queue at the head) are woken newest first
+            const woken = wakeOne ? [f.writers.shift()!] : f.writers.splice(0).reverse();
             wakeups += woken.length;
             for (const pid of woken) yield wake(pid, true, false);
           }
@@ -366,7 +368,8 @@ export function hackbench(params: HackbenchParams = {}): BenchmarkWorkload {
             started = true;
             // write(wakefds[1]): sock_def_readable wakes every poller (sync)
             yield run(costs.syscallNs + (pipe ? 0 : UNIX_STREAM_SEND_NS));
-            for (const pid of pollers.splice(0)) yield wake(pid, true, false);
+            // poll's waiters sit at the head of the queue: the last to poll is woken first
+            for (const pid of pollers.splice(0).reverse()) yield wake(pid, true, false);
             // reap them all
             let reaped = 0;
             while (reaped < total) {
