@@ -123,7 +123,10 @@ interface Fd {
  * (received in all), `tasks`, `writer_sleeps` (writes that found the socket's send buffer or the
  * pipe full and slept), `writer_wakeups` (writers woken by readers making room), `writer_spurious_wakeups` (woken
  * writers that found no room and slept again), and over the
- * timed part the kernel's `context_switches_per_s` and `wakeup_preemptions_per_s`.
+ * timed part the kernel's `context_switches_per_s` and `wakeup_preemptions_per_s`. Threads
+ * (-t) and processes cost the same here (the machine's context switch has no separate mm switch);
+ * they differ in how an exiting child wakes the main task (a sync wakeup for wait(), a futex
+ * wakeup for pthread_join).
  * `format(metrics)` prints perf's report.
  *
  * @example
@@ -210,16 +213,20 @@ export function hackbench(params: HackbenchParams = {}): BenchmarkWorkload {
           yield wait();
         }
       }
-      // exit() or the thread's return: the parent's wait() (sync) or pthread_join's futex.
-      function* exit() {
+      // exit() wakes the parent in wait() for any child (a sync wakeup); a thread's return
+      // wakes pthread_join's futex only if the main task is joining that thread.
+      const done = new Uint8Array(total);
+      let joining = -1;
+      function* exit(idx: number) {
         exited++;
-        if (mainWaiting) {
+        done[idx] = 1;
+        if (mainWaiting && (!thread || joining === idx)) {
           mainWaiting = false;
           yield wake(mainPid, !thread, false);
         }
       }
 
-      function* sender(api: TaskApi, g: number) {
+      function* sender(api: TaskApi, g: number, idx: number) {
         yield* readyWait(api);
         for (let i = 0; i < loops; i++) {
           for (let j = 0; j < fds; j++) {
@@ -265,10 +272,10 @@ export function hackbench(params: HackbenchParams = {}): BenchmarkWorkload {
             }
           }
         }
-        yield* exit();
+        yield* exit(idx);
       }
 
-      function* receiver(api: TaskApi, f: Fd) {
+      function* receiver(api: TaskApi, f: Fd, idx: number) {
         yield* readyWait(api);
         for (let n = 0; n < fds * loops; n++) {
           while (f.head === f.queue.length) {
@@ -314,7 +321,7 @@ export function hackbench(params: HackbenchParams = {}): BenchmarkWorkload {
             for (const pid of woken) yield wake(pid, true, false);
           }
         }
-        yield* exit();
+        yield* exit(idx);
       }
 
       const child = (comm: string, role: string, program: (api: TaskApi) => Generator) =>
@@ -345,12 +352,15 @@ export function hackbench(params: HackbenchParams = {}): BenchmarkWorkload {
                 };
                 fdTab.push(f);
                 yield run(costs.syscallNs); // socketpair() or pipe()
+                const idx = g * 2 * fds + j; // pth_tab order: receivers, then senders
                 f.reader = (yield child(`sched-msg-r${g}.${j}`, "receiver", (a) =>
-                  receiver(a, f),
+                  receiver(a, f, idx),
                 )) as number;
               }
-              for (let j = 0; j < fds; j++)
-                yield child(`sched-msg-s${g}.${j}`, "sender", (a) => sender(a, g));
+              for (let j = 0; j < fds; j++) {
+                const idx = g * 2 * fds + fds + j;
+                yield child(`sched-msg-s${g}.${j}`, "sender", (a) => sender(a, g, idx));
+              }
             }
             // read one byte per child from the ready socket
             let read = 0;
@@ -370,9 +380,19 @@ export function hackbench(params: HackbenchParams = {}): BenchmarkWorkload {
             yield run(costs.syscallNs + (pipe ? 0 : UNIX_STREAM_SEND_NS));
             // poll's waiters sit at the head of the queue: the last to poll is woken first
             for (const pid of pollers.splice(0).reverse()) yield wake(pid, true, false);
-            // reap them all
+            // reap them all: wait() returns any exited child; pthread_join takes them in order
             let reaped = 0;
             while (reaped < total) {
+              if (thread) {
+                joining = reaped;
+                // a finished thread is joined in user space; a running one costs a futex wait
+                while (!done[reaped]) {
+                  mainWaiting = true;
+                  yield wait();
+                }
+                reaped++;
+                continue;
+              }
               while (exited === reaped) {
                 mainWaiting = true;
                 yield wait();
