@@ -45,8 +45,9 @@ const PIPE_DEF_BUFFERS = 16;
 /**
  * skb->truesize of one AF_UNIX stream write of `bytes` that fits the skb head (v4.8-v6.2):
  * __alloc_skb(bytes) takes kmalloc(SKB_DATA_ALIGN(bytes) + skb_shared_info), a power-of-two
- * cache, and truesize = that size + the sk_buff (100 bytes: 512 + 256 = 768). 6.3's
- * skb_small_head_cache is not modelled.
+ * cache, and truesize = that size + the sk_buff (100 bytes: 512 + 256 = 768). These are the
+ * SKB_TRUESIZE figures of 3.2+ (the 2.6.29 era reuses them); 6.3's skb_small_head_cache is not
+ * modelled.
  */
 export function unixSkbTruesize(bytes: number): number {
   const data = Math.ceil(bytes / 64) * 64 + SHINFO_BYTES;
