@@ -228,6 +228,11 @@ export function hackbench(params: HackbenchParams = {}): BenchmarkWorkload {
       }
 
       function* sender(api: TaskApi, g: number, idx: number) {
+        // one op of each kind per task, refilled per message (the kernel consumes an op before
+        // the program resumes), so the hot loop allocates nothing
+        const work = run(0);
+        const waker = wake(0, true, false);
+        const sleepOp = wait();
         yield* readyWait(api);
         for (let i = 0; i < loops; i++) {
           for (let j = 0; j < fds; j++) {
@@ -238,16 +243,16 @@ export function hackbench(params: HackbenchParams = {}): BenchmarkWorkload {
               sleeps++;
               waited = true;
               f.writers.push(api.pid);
-              yield wait();
+              yield sleepOp;
             }
             if (!pipe) f.wmem += truesize; // skb_set_owner_w at the allocation
             const cpu = api.cpu();
-            yield run(
+            work.ns =
               costs.syscallNs +
-                (pipe ? 0 : UNIX_STREAM_SEND_NS) +
-                k.cache.copyNs(bytes, cpu, cpu) +
-                lines(HACKBENCH_SHARED_LINES.queue, f.lineCpu, cpu),
-            );
+              (pipe ? 0 : UNIX_STREAM_SEND_NS) +
+              k.cache.copyNs(bytes, cpu, cpu) +
+              lines(HACKBENCH_SHARED_LINES.queue, f.lineCpu, cpu);
+            yield work;
             f.lineCpu = api.cpu();
             f.queue.push(f.lineCpu);
             if (pipe) {
@@ -257,7 +262,8 @@ export function hackbench(params: HackbenchParams = {}): BenchmarkWorkload {
             }
             if (f.readerWaiting) {
               f.readerWaiting = false;
-              yield wake(f.reader, true, false);
+              waker.pid = f.reader;
+              yield waker;
             }
             // 5.5+ pipe_write: a writer that waited and leaves the pipe not full (fewer than 16
             // pages in use) wakes the next one (wake_next_writer)
@@ -269,7 +275,8 @@ export function hackbench(params: HackbenchParams = {}): BenchmarkWorkload {
               f.pages.length < PIPE_DEF_BUFFERS
             ) {
               wakeups++;
-              yield wake(f.writers.shift()!, true, false);
+              waker.pid = f.writers.shift()!;
+              yield waker;
             }
           }
         }
@@ -277,11 +284,14 @@ export function hackbench(params: HackbenchParams = {}): BenchmarkWorkload {
       }
 
       function* receiver(api: TaskApi, f: Fd, idx: number) {
+        const work = run(0);
+        const waker = wake(0, true, false);
+        const sleepOp = wait();
         yield* readyWait(api);
         for (let n = 0; n < fds * loops; n++) {
           while (f.head === f.queue.length) {
             f.readerWaiting = true;
-            yield wait();
+            yield sleepOp;
           }
           const from = f.queue[f.head++];
           if (f.head > 1024) {
@@ -289,13 +299,13 @@ export function hackbench(params: HackbenchParams = {}): BenchmarkWorkload {
             f.head = 0;
           }
           const cpu = api.cpu();
-          yield run(
+          work.ns =
             costs.syscallNs +
-              (pipe ? 0 : UNIX_STREAM_RECV_NS) +
-              k.cache.copyNs(bytes, from, cpu) +
-              lines(HACKBENCH_SHARED_LINES.queue, f.lineCpu, cpu) +
-              (pipe ? 0 : lines(HACKBENCH_SHARED_LINES.skb, from, cpu)),
-          );
+            (pipe ? 0 : UNIX_STREAM_RECV_NS) +
+            k.cache.copyNs(bytes, from, cpu) +
+            lines(HACKBENCH_SHARED_LINES.queue, f.lineCpu, cpu) +
+            (pipe ? 0 : lines(HACKBENCH_SHARED_LINES.skb, from, cpu));
+          yield work;
           f.lineCpu = api.cpu();
           received++;
           let wakeOne = false;
@@ -319,7 +329,10 @@ export function hackbench(params: HackbenchParams = {}): BenchmarkWorkload {
             // (prepare_to_wait: __add_wait_queue at the head) are woken newest first
             const woken = wakeOne ? [f.writers.shift()!] : f.writers.splice(0).reverse();
             wakeups += woken.length;
-            for (const pid of woken) yield wake(pid, true, false);
+            for (const pid of woken) {
+              waker.pid = pid;
+              yield waker;
+            }
           }
         }
         yield* exit(idx);
