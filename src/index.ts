@@ -11,6 +11,8 @@ import { stressCpu } from "./workload/stress_cpu";
 import { rtApp } from "./workload/rt_app";
 import { netperfUdpStream } from "./workload/netperf";
 import { unixbenchContext1 } from "./workload/unixbench";
+import { hackbench } from "./workload/hackbench";
+import { netperfTcpRr } from "./workload/netperf_tcp_rr";
 import * as patchSeeds from "./patch/seeds/index";
 
 // Hooks register themselves when their kernel modules load; load them all here.
@@ -39,6 +41,7 @@ export type {
   TaskStats,
   CpuStats,
   SchedCounters,
+  LagStats,
   ExperimentSpec,
 } from "./experiment/types";
 export type { TraceRecord, MigrationReason } from "./kernel/trace";
@@ -193,8 +196,12 @@ export const workload = {
   rtApp,
   /** netperf UDP_STREAM over loopback: send and receive lines, pair placement (seed 000). */
   netperfUdpStream,
+  /** netperf TCP_RR over loopback: request/response transactions per second; `.format()` prints netperf's report. */
+  netperfTcpRr,
   /** UnixBench context1 (pipe ping-pong copies), passes combined as UnixBench does (seed 001). */
   unixbenchContext1,
+  /** `perf bench sched messaging` (hackbench): groups of senders and receivers over sockets or pipes; `.format()` prints perf's report. */
+  hackbench,
 };
 
 /** The published patches, as data. */
@@ -347,6 +354,23 @@ export {
   type PerfBenchPipeParams,
 } from "./workload/perf_bench_pipe";
 export { formatStressCpu, type StressCpuParams } from "./workload/stress_cpu";
+export {
+  formatNetperfTcpRr,
+  tcpRmemDefault,
+  TCP_WMEM_DEFAULT,
+  TCP_RR_TX_NS,
+  TCP_RR_RX_NS,
+  type NetperfTcpRrParams,
+} from "./workload/netperf_tcp_rr";
+export {
+  formatHackbench,
+  unixSkbTruesize,
+  HACKBENCH_DATASIZE,
+  HACKBENCH_FDS,
+  UNIX_STREAM_SEND_NS,
+  UNIX_STREAM_RECV_NS,
+  type HackbenchParams,
+} from "./workload/hackbench";
 export { STRESS_CPU_METHOD_RATES } from "./workload/stress_cpu_methods";
 export { formatRtApp } from "./workload/rt_app";
 export {

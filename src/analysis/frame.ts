@@ -56,6 +56,11 @@ function rowOf(it: IterationResult, counters: boolean): FrameRow {
   if (counters && it.sched) {
     const s = it.sched;
     row["sched.contextSwitches"] = s.contextSwitches;
+    if (s.voluntarySwitches !== undefined) {
+      row["sched.voluntarySwitches"] = s.voluntarySwitches;
+      row["sched.involuntarySwitches"] = s.involuntarySwitches;
+      row["sched.wakeupPreemptions"] = s.wakeupPreemptions;
+    }
     const flat = (prefix: string, rec: Record<string, unknown> | undefined) => {
       for (const [k, v] of Object.entries(rec ?? {})) {
         if (typeof v === "number") row[`${prefix}.${k}`] = v;
@@ -69,6 +74,7 @@ function rowOf(it: IterationResult, counters: boolean): FrameRow {
     flat("ipis", s.ipis);
     flat("rqLock", s.rqLock as unknown as Record<string, unknown>);
     flat("other", s.other);
+    if (s.lagAtWakeup) flat("lagAtWakeup", s.lagAtWakeup as unknown as Record<string, unknown>);
   }
   return row;
 }

@@ -27,6 +27,18 @@ export function explainIteration(it: IterationResult, era?: string): string {
   lines.push(
     `context switches: ${s.contextSwitches} (${(s.contextSwitches * perSec).toFixed(0)}/s)`,
   );
+  // results saved before these counters existed lack them
+  if (s.voluntarySwitches !== undefined) {
+    lines.push(
+      `  voluntary ${s.voluntarySwitches} (nvcsw), involuntary ${s.involuntarySwitches} (nivcsw), out of idle ${s.contextSwitches - s.voluntarySwitches - s.involuntarySwitches}`,
+      `wakeup preemptions: ${s.wakeupPreemptions} (${(s.wakeupPreemptions * perSec).toFixed(1)}/s)`,
+    );
+    const l = s.lagAtWakeup;
+    if (l.count > 0)
+      lines.push(
+        `lag at wakeup (EEVDF, virtual us): ${l.count} wakeups, mean ${(l.sumNs / l.count / 1e3).toFixed(1)}, mean |lag| ${(l.sumAbsNs / l.count / 1e3).toFixed(1)}, min ${(l.minNs / 1e3).toFixed(1)}, max ${(l.maxNs / 1e3).toFixed(1)}, negative ${l.negative}`,
+      );
+  }
   lines.push("migrations by reason:", fmtRec(s.migrations, perSec));
   lines.push("load balance by level:");
   const levels = Object.keys(s.balance);

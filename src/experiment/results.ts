@@ -100,20 +100,23 @@ export class Results {
   }
 
   /**
-   * Why tasks moved in one iteration: context switches, migrations by reason, balance passes per
-   * domain level, wakeup paths and placements, IPIs, rq locks and per-CPU busy time.
+   * Why tasks moved in one iteration: context switches (voluntary, involuntary, out of idle),
+   * wakeup preemptions, EEVDF's lag at wakeup, migrations by reason, balance passes per domain
+   * level, wakeup paths and placements, IPIs, rq locks and per-CPU busy time.
    *
    * @example
    * ```ts
    * import { topology, workload } from "schedlab";
    * const res = await topology("core2-2x2").workload(workload.hogs({ n: 5, seconds: 0.1 })).run();
-   * console.log(res.explain("baseline").split("\n").slice(0, 8).join("\n"));
+   * console.log(res.explain("baseline").split("\n").slice(0, 10).join("\n"));
    * ```
    * Prints:
    * ```text
    * variant baseline, iteration 0, seed 1#0, 0.1 s simulated, 410 events
    * era 6.19: the fair class runs EEVDF (avg_vruntime, lag placement, virtual deadlines, RUN_TO_PARITY, base_slice); DELAY_DEQUEUE, per-task slices (PREEMPT_SHORT) and hrtick of the v6.19 kernel are not modelled
    * context switches: 37 (370/s)
+   *   voluntary 0 (nvcsw), involuntary 33 (nivcsw), out of idle 4
+   * wakeup preemptions: 0 (0.0/s)
    * migrations by reason:
    *   load_balance                          1        10.0/s
    * load balance by level:

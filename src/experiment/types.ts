@@ -2,7 +2,7 @@
 import type { TraceRecord } from "../kernel/trace";
 import type { SchedCounters } from "../kernel/counters";
 
-export type { BalanceLevelStats, SchedCounters } from "../kernel/counters";
+export type { BalanceLevelStats, LagStats, SchedCounters } from "../kernel/counters";
 
 /** What one task did in an iteration (its /proc/<pid>/sched figures, roughly). */
 export interface TaskStats {

@@ -12,7 +12,25 @@ export interface BalanceLevelStats {
 
 /** Scheduler-wide counters: what moved, why, and what it cost (cf. /proc/schedstat). */
 export interface SchedCounters {
+  /** Every switch of a CPU's current task (rq->nr_switches), out of idle included. */
   contextSwitches: number;
+  /**
+   * Switches away from a task that blocked, slept or exited: the sum of its nvcsw
+   * (__schedule's `!preempt && prev_state`, kernel/sched/core.c).
+   */
+  voluntarySwitches: number;
+  /** Switches away from a task still runnable (preempted or yielding): the sum of nivcsw. */
+  involuntarySwitches: number;
+  /**
+   * Wakeups whose check_preempt_curr set need_resched on the CPU's running task (a fair wakee
+   * past check_preempt_wakeup, or a higher-class wakee); wakeups onto an idle CPU not counted.
+   */
+  wakeupPreemptions: number;
+  /**
+   * EEVDF (6.6+) eras: the lag each waking entity brings back (se->vlag from its last dequeue,
+   * before place_entity scales it), virtual ns. All zero under CFS, which keeps no lag.
+   */
+  lagAtWakeup: LagStats;
   /** Migrations by reason (see MigrationReason). */
   migrations: Record<string, number>;
   /** Load-balance outcome per domain level name ("MC", "DIE", ...) and idle type. */
@@ -32,9 +50,24 @@ export interface SchedCounters {
   other: Record<string, number>;
 }
 
+/** Lag at wakeup, summed: count, sum (virtual ns), sum of |lag|, negatives, extremes. */
+export interface LagStats {
+  count: number;
+  sumNs: number;
+  sumAbsNs: number;
+  /** Wakees that come back with negative lag (they had run ahead of V). */
+  negative: number;
+  minNs: number;
+  maxNs: number;
+}
+
 export function newCounters(): SchedCounters {
   return {
     contextSwitches: 0,
+    voluntarySwitches: 0,
+    involuntarySwitches: 0,
+    wakeupPreemptions: 0,
+    lagAtWakeup: { count: 0, sumNs: 0, sumAbsNs: 0, negative: 0, minNs: 0, maxNs: 0 },
     migrations: {},
     balance: {},
     wakePlacement: {},
@@ -70,6 +103,17 @@ export function rqLockStat(
   return s;
 }
 
+/** Records the lag a waking entity brings back (EEVDF: se->vlag before place_entity). */
+export function recordWakeupLag(c: SchedCounters, vlag: number): void {
+  const l = c.lagAtWakeup;
+  if (l.count === 0 || vlag < l.minNs) l.minNs = vlag;
+  if (l.count === 0 || vlag > l.maxNs) l.maxNs = vlag;
+  l.count++;
+  l.sumNs += vlag;
+  l.sumAbsNs += Math.abs(vlag);
+  if (vlag < 0) l.negative++;
+}
+
 /** A deep copy with keys sorted, so results serialise identically run to run. */
 export function snapshotCounters(c: SchedCounters): SchedCounters {
   const sortRec = <T>(r: Record<string, T>): Record<string, T> => {
@@ -82,6 +126,10 @@ export function snapshotCounters(c: SchedCounters): SchedCounters {
   };
   return {
     contextSwitches: c.contextSwitches,
+    voluntarySwitches: c.voluntarySwitches,
+    involuntarySwitches: c.involuntarySwitches,
+    wakeupPreemptions: c.wakeupPreemptions,
+    lagAtWakeup: { ...c.lagAtWakeup },
     migrations: sortRec(c.migrations),
     balance: sortRec(c.balance),
     wakePlacement: sortRec(c.wakePlacement),

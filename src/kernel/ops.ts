@@ -61,6 +61,8 @@ export class Op implements TaskOp {
   bytes = 0;
   /** send/wake: a sync wakeup (the waker is about to sleep). */
   sync = false;
+  /** wake: pays a system call's entry (false: a wake_up inside a call already charged). */
+  entry = true;
   pid = 0;
   nice = 0;
   policy: Policy = "normal";
@@ -107,11 +109,16 @@ export const recv = (ch: Channel): Op => {
 };
 /** Block until another task wakes this one with `wake` (futex-style wait). */
 export const wait = (): Op => new Op("wait", OP_WAIT);
-/** Wake a task blocked in `wait` (wake_up_process). */
-export const wake = (pid: number, sync = false): Op => {
+/**
+ * Wake a task blocked in `wait` (wake_up_process). `entry` false: the wakeup is part of a system
+ * call whose cost the program has already charged (a socket's or pipe's wake_up of its waiters),
+ * so only the wakeup itself costs.
+ */
+export const wake = (pid: number, sync = false, entry = true): Op => {
   const o = new Op("wake", OP_WAKE);
   o.pid = pid;
   o.sync = sync;
+  o.entry = entry;
   return o;
 };
 /** Give up the CPU (sched_yield). */

@@ -48,8 +48,8 @@ export const NETPERF_TX_STACK_NS = 2000;
 export const NETPERF_RX_STACK_NS = 1000;
 
 /** SKB_DATA_ALIGN(sizeof(struct sk_buff)) and of struct skb_shared_info on x86_64 4.8 (bytes). */
-const SK_BUFF_BYTES = 256;
-const SHINFO_BYTES = 320;
+export const SK_BUFF_BYTES = 256;
+export const SHINFO_BYTES = 320;
 const PAGE_SIZE = 4096;
 /** SLUB's largest kmalloc cache in 4.8 (KMALLOC_SHIFT_HIGH = PAGE_SHIFT + 1). */
 const KMALLOC_MAX_CACHE_SIZE = 2 * PAGE_SIZE;

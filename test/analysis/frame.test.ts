@@ -29,6 +29,14 @@ test("toRows: one row per variant x iteration, same columns everywhere", () => {
   assert.equal(rows[5]["migrations.active_balance"], 2);
   assert.equal(rows[5]["balance.MC.activeBalances"], 2);
   assert.equal(rows[5]["rqLock.wakeup.acquisitions"], 20);
+  // the switch and preemption counters, and lag at wakeup as lagAtWakeup.<field>
+  for (const c of [
+    "sched.voluntarySwitches",
+    "sched.involuntarySwitches",
+    "sched.wakeupPreemptions",
+  ])
+    assert.equal(rows[0][c], 0, c);
+  assert.equal(rows[0]["lagAtWakeup.count"], 0);
   assert.deepEqual(Object.keys(toRows(abResults(), { counters: false })[0]), keys.slice(0, 6));
 });
 

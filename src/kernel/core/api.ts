@@ -100,7 +100,7 @@ export interface SchedCore {
   activateTask(rq: Rq, p: Task, flags: number): void;
   /** deactivate_task. */
   deactivateTask(rq: Rq, p: Task, flags: number): void;
-  /** check_preempt_curr (wakeup_preempt in 6.x). */
+  /** check_preempt_curr (wakeup_preempt in 6.x) of a wakeup or new task; counts wakeup preemptions. */
   checkPreemptCurr(rq: Rq, p: Task): void;
   /** set_task_cpu: change task_cpu(p), counting the migration. */
   setTaskCpu(p: Task, cpu: number, reason: MigrationReason): void;

@@ -36,6 +36,7 @@ import { lockRq, unlockRq } from "./ttwu";
 import { closeIdle, flushAccounting, idleWork } from "./cputime";
 import { spawnKernelThread, spawnTask } from "./fork";
 import { checkInvariants } from "./invariants";
+import { checkPreemptWakeup, countSwitch } from "./switch_stats";
 import { RqView, TaskView } from "../fair/lb/views";
 import { FairBalancer } from "../fair/balance";
 import type { Program, SpawnSpec } from "../ops";
@@ -282,9 +283,9 @@ export class Kernel implements SchedCore {
     p.onRq = 0;
   }
 
-  /** check_preempt_curr: each class decides against a curr of its own or a lower class. */
+  /** check_preempt_curr of a wakeup: the wakee's class decides; counts wakeup preemptions. */
   checkPreemptCurr(rq: Rq, p: Task): void {
-    this.classFor(p).checkPreemptCurr(rq, p);
+    checkPreemptWakeup(this, rq, p);
   }
 
   /**
@@ -327,7 +328,7 @@ export class Kernel implements SchedCore {
     p.onRq = TASK_ON_RQ_MIGRATING;
     this.setTaskCpu(p, dstCpu, reason);
     this.activateTask(dst, p, 0);
-    this.checkPreemptCurr(dst, p);
+    this.classFor(p).checkPreemptCurr(dst, p); // attach_task: not a wakeup
   }
 
   // ---------------------------------------------------------------- resched and IPIs
@@ -440,8 +441,7 @@ export class Kernel implements SchedCore {
       prev.lastRanCpu = rq.cpu;
       prev.lastRanAt = now;
       prev.cachePressureAtLeave = rq.cachePressure;
-      if (blocked || prev.state !== TASK_RUNNING) prev.stats.nvcsw++;
-      else prev.stats.nivcsw++;
+      countSwitch(this.counters, prev, blocked || prev.state !== TASK_RUNNING);
       prev.lastStateChange = now;
     } else {
       // leaving idle; kernel work begun on the idle CPU and not yet done delays next instead

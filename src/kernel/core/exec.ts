@@ -191,7 +191,7 @@ export function continueTask(k: SchedCore, rq: Rq, p: Task): void {
         } else {
           target.wakePending = true;
         }
-        p.segOverheadNs += costs.syscallNs;
+        if (op.entry) p.segOverheadNs += costs.syscallNs;
         return begin(k, rq, p);
       }
       case OP_YIELD: {

@@ -28,7 +28,7 @@ export function changeScheduling(
     k.enqueueTask(rq, p, 0);
     // A running task is back in its class's queue; schedule() picks again right away.
     if (running) k.reschedCurr(rq);
-    else k.checkPreemptCurr(rq, p);
+    else k.classFor(p).checkPreemptCurr(rq, p); // not a wakeup: not counted as one
     // check_class_changed: switched_from of the old class and switched_to of the new, or
     // prio_changed when the class stayed.
     const from = oldOps;

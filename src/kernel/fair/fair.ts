@@ -2,6 +2,7 @@
 // slices and preemption. The pick policy is pluggable (CFS now; EEVDF later) through FairPolicy.
 import { DEQUEUE_SLEEP, ENQUEUE_INITIAL, ENQUEUE_WAKEUP } from "../sched";
 import type { SchedCore } from "../core/api";
+import { recordWakeupLag } from "../counters";
 import type { CfsRq, Rq, SchedClass, Task } from "../sched";
 import "./wake/select";
 import { NICE_0_LOAD } from "../sched";
@@ -317,6 +318,9 @@ export class FairClass implements SchedClass {
       enqueueRunnableLoad48(cfs, p.se);
     }
     cfs.tasks.unshift(p);
+    // EEVDF: the lag the wakee brings back (se->vlag of its dequeue), before place_entity
+    if (this.policy.placesEveryEnqueue && flags & ENQUEUE_WAKEUP)
+      recordWakeupLag(this.k.counters, p.se.vlag);
     if (this.policy.placesEveryEnqueue)
       this.policy.placeEntity(this.k, cfs, p, (flags & ENQUEUE_INITIAL) !== 0);
     else if (flags & ENQUEUE_INITIAL) this.policy.placeEntity(this.k, cfs, p, true);

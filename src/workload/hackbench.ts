@@ -1,0 +1,464 @@
+// `perf bench sched messaging` (tools/perf/bench/sched-messaging.c, Rusty Russell's hackbench
+// ported by Hitoshi Mitake; hackbench.c is the same program with positional arguments). The main
+// task makes two socketpairs (ready, wake) and, per group, one socketpair (or pipe, -p) per
+// receiver: it forks (or pthread_creates, -t) num_fds = 20 receivers, then 20 senders sharing the
+// group's 20 write ends. Every child writes one byte to the ready fd and poll()s the wake fd. The
+// main task reads a byte per child, takes gettimeofday(start), writes the wake fd (every poller
+// wakes), then reaps every child (wait() or pthread_join) and takes gettimeofday(stop). A sender
+// writes DATASIZE = 100 bytes to each of the 20 receivers, nr_loops times; a receiver reads
+// 20 x nr_loops messages. Defaults from the source: 10 groups (-g), 100 loops (-l), processes,
+// AF_UNIX SOCK_STREAM socketpairs.
+//
+// What the kernel does with each message. Socket (net/unix/af_unix.c, net/core/sock.c, v4.8 to
+// v6.x): unix_stream_sendmsg allocates one skb per write with sock_alloc_send_pskb, charging its
+// truesize to the sending socket's sk_wmem_alloc; while sk_wmem_alloc >= sk_sndbuf (the socket
+// is shared by the group's 20 senders) the writer sleeps in sock_wait_for_wmem (a non-exclusive
+// wait). The skb is queued on the receiver and sk_data_ready (sock_def_readable) wakes the reader
+// with a sync wakeup. The reader's consume_skb gives the truesize back (sock_wfree), and
+// unix_write_space wakes every sleeping writer once unix_writable holds: sk_wmem_alloc x 4 <=
+// sk_sndbuf. Pipe (fs/pipe.c): a 100-byte write merges into the last page while it fits
+// (PIPE_BUF_FLAG_CAN_MERGE, offset + chars <= PAGE_SIZE), the pipe holds PIPE_DEF_BUFFERS = 16
+// pages, and a writer that finds all 16 in use and the last one unmergeable sleeps. Who wakes
+// it depends on the release: up to 5.4 readers and writers share the non-exclusive pipe->wait,
+// and a read that empties a page wakes them all; from 5.5 (the pipe rework, "pipe: use exclusive
+// waits when reading or writing") writers wait exclusively on wr_wait, a read that began with all
+// 16 pages in use wakes one writer whether or not it freed a page, and a woken writer that leaves
+// the pipe not full wakes the next (wake_next_writer); today (torvalds/linux fs/pipe.c, taken
+// from era 6.19) a read wakes one only when it released a page of a full pipe (Oleg Nesterov,
+// "pipe_read: don't wake up the writer if the pipe is still full").
+import { fork, run, wait, wake } from "../kernel/ops";
+import type { TaskApi } from "../kernel/sched";
+import { eraAtLeast } from "../kernel/features";
+import type { WorkloadContext, WorkloadRun } from "./workload";
+import { requireInt, requireKnownKeys } from "./workload";
+import type { BenchmarkWorkload } from "./sysbench_cpu";
+import { SK_BUFF_BYTES, SHINFO_BYTES, SOCKET_BUFFER_DEFAULT } from "./netperf";
+
+/** sched-messaging.c DATASIZE: bytes per write and per read. */
+export const HACKBENCH_DATASIZE = 100;
+/** sched-messaging.c num_fds: receivers (and senders) per group. */
+export const HACKBENCH_FDS = 20;
+const PAGE_SIZE = 4096;
+/** PIPE_DEF_BUFFERS: pages a new pipe holds. */
+const PIPE_DEF_BUFFERS = 16;
+
+/**
+ * skb->truesize of one AF_UNIX stream write of `bytes` that fits the skb head (v4.8-v6.2):
+ * __alloc_skb(bytes) takes kmalloc(SKB_DATA_ALIGN(bytes) + skb_shared_info), a power-of-two
+ * cache, and truesize = that size + the sk_buff (100 bytes: 512 + 256 = 768). These are the
+ * SKB_TRUESIZE figures of 3.2+ (the 2.6.29 era reuses them); 6.3's skb_small_head_cache is not
+ * modelled.
+ */
+export function unixSkbTruesize(bytes: number): number {
+  const data = Math.ceil(bytes / 64) * 64 + SHINFO_BYTES;
+  return 2 ** Math.ceil(Math.log2(data)) + SK_BUFF_BYTES;
+}
+
+/**
+ * estimate: unix_stream_sendmsg's work besides the syscall entry and the payload copy, at ~3 GHz
+ * and capacity 1024: sock_alloc_send_pskb (two slab allocations), unix_state_lock of the peer,
+ * skb_queue_tail, sk_data_ready: several hundred instructions, taken as 0.6 us. Not derived from
+ * any hackbench time.
+ */
+export const UNIX_STREAM_SEND_NS = 600;
+/**
+ * estimate: unix_stream_read_generic's work besides the syscall entry and the copy: the iolock
+ * mutex, skb_peek / skb_unlink, consume_skb (two slab frees) and sock_wfree, taken as 0.4 us.
+ */
+export const UNIX_STREAM_RECV_NS = 400;
+/**
+ * estimate: cache lines every message writes on both sides: the receive queue (lock and list
+ * head) and sk_wmem_alloc for a socket, the pipe's mutex and head/tail for a pipe (2); the
+ * sk_buff the sender wrote and the receiver frees (256 bytes: 4; pipes have none).
+ */
+export const HACKBENCH_SHARED_LINES = { queue: 2, skb: 4 } as const;
+/**
+ * choice: what a hackbench task keeps warm (its stack with the 100-byte buffer, libc's
+ * read/write paths, its fd table lines): 8 KB, refilled after a migration.
+ */
+export const HACKBENCH_WORKING_SET_BYTES = 8192;
+/**
+ * choice: simulated time allowed per message before the run is cut (`finished` = 0): 10 us, more
+ * than a message's send, receive and two switches on one CPU of any preset.
+ */
+const MAX_NS_PER_MESSAGE = 10_000;
+
+/** Parameters of workload.hackbench, named as `perf bench sched messaging` names them. */
+export interface HackbenchParams {
+  /** -g/--group: groups of senders and receivers (default 10). */
+  groups?: number;
+  /** -l/--nr_loops: messages each sender writes to each receiver (default 100). */
+  loops?: number;
+  /** -t/--thread: threads of one process instead of processes (default false). */
+  thread?: boolean;
+  /** -p/--pipe: pipe() instead of socketpair(AF_UNIX, SOCK_STREAM) (default false). */
+  pipe?: boolean;
+  /** hackbench -f/--fds: senders and receivers per group (perf: fixed at 20). */
+  fds?: number;
+  /** hackbench -s/--datasize: bytes per message (perf: fixed at 100). */
+  datasize?: number;
+}
+
+const ACCEPTED = ["groups", "loops", "thread", "pipe", "fds", "datasize"];
+
+/** One receiver's socket or pipe: what is queued, where its lines were last written, who waits. */
+interface Fd {
+  /** Writer CPU of each queued message, oldest first. */
+  queue: number[];
+  head: number;
+  /** Socket: sk_wmem_alloc of the sending end (bytes). Pipe: messages per page, pages below. */
+  wmem: number;
+  /** Pipe: messages written to and read from each page in use, oldest first. */
+  pages: Array<{ written: number; read: number }>;
+  lineCpu: number;
+  reader: number;
+  readerWaiting: boolean;
+  writers: number[];
+}
+
+/**
+ * `perf bench sched messaging [-g GROUPS] [-l LOOPS] [-t] [-p]` (hackbench): groups of 20
+ * senders each writing `loops` 100-byte messages to each of the group's 20 receivers. Metrics:
+ * `total_time_s` (what perf prints: gettimeofday from the start signal to the last reap, whole
+ * usec), `finished` (1 when every child was reaped within the simulated time), `messages`
+ * (received in all), `tasks`, `writer_sleeps` (writes that found the socket's send buffer or the
+ * pipe full and slept), `writer_wakeups` (writers woken by readers making room), `writer_spurious_wakeups` (woken
+ * writers that found no room and slept again), and over the
+ * timed part the kernel's `context_switches_per_s` and `wakeup_preemptions_per_s`. Threads
+ * (-t) and processes cost the same here (the machine's context switch has no separate mm switch);
+ * they differ in how an exiting child wakes the main task (a sync wakeup for wait(), a futex
+ * wakeup for pthread_join).
+ * `format(metrics)` prints perf's report.
+ *
+ * @example
+ * ```ts
+ * import { topology, workload } from "schedlab";
+ * const hb = workload.hackbench({ groups: 1, loops: 10 });
+ * const it = topology("core2-2x2").era("6.19").workload(hb).runSync().iteration("baseline", 0);
+ * console.log(hb.format(it.metrics).split("\n").slice(0, 3).join("\n"));
+ * ```
+ * Prints:
+ * ```text
+ * # Running 'sched/messaging' benchmark:
+ * # 20 sender and receiver processes per group
+ * # 1 groups == 40 processes run
+ * ```
+ */
+export function hackbench(params: HackbenchParams = {}): BenchmarkWorkload {
+  const where = "workload.hackbench";
+  requireKnownKeys(where, params, ACCEPTED);
+  const groups = requireInt(where, "groups", params.groups ?? 10, 1, 10_000);
+  const loops = requireInt(where, "loops", params.loops ?? 100, 1, 100_000_000);
+  const fds = requireInt(where, "fds", params.fds ?? HACKBENCH_FDS, 1, 1000);
+  const bytes = requireInt(where, "datasize", params.datasize ?? HACKBENCH_DATASIZE, 1, PAGE_SIZE);
+  for (const f of ["thread", "pipe"] as const)
+    if (typeof (params[f] ?? false) !== "boolean")
+      throw new Error(`${where}: ${f} must be true or false (got ${JSON.stringify(params[f])})`);
+  const thread = params.thread ?? false;
+  const pipe = params.pipe ?? false;
+  const resolved = { groups, loops, thread, pipe, fds, datasize: bytes };
+  const messages = groups * fds * fds * loops;
+  return {
+    name: "perf-bench-sched-messaging",
+    params: resolved,
+    defaultDurationNs: messages * MAX_NS_PER_MESSAGE + 10_000_000,
+    defaultWarmupNs: 0,
+    format: (m) => formatHackbench(m, resolved),
+    setup(ctx: WorkloadContext): WorkloadRun {
+      const k = ctx.kernel;
+      const costs = k.machine.costs;
+      const sndbuf = SOCKET_BUFFER_DEFAULT;
+      const truesize = unixSkbTruesize(bytes);
+      const perPage = Math.floor(PAGE_SIZE / bytes);
+      // how a pipe read wakes writers: all on a released page (..5.4), one on a read of a full
+      // pipe (5.5..), one on a page released from a full pipe (today)
+      const pipeWake = !eraAtLeast(k.era, "5.5")
+        ? "all"
+        : eraAtLeast(k.era, "6.14")
+          ? "released"
+          : "was_full";
+      const exclusiveWriters = pipeWake !== "all";
+      const lines = (n: number, from: number, cpu: number) =>
+        from < 0 || from === cpu ? 0 : n * k.cache.cacheLineNs(from, cpu);
+      const total = groups * fds * 2;
+      const fdTab: Fd[] = [];
+      let mainPid = 0;
+      let mainWaiting = false;
+      let ready = 0;
+      let started = false;
+      const pollers: number[] = [];
+      let exited = 0;
+      let startNs = -1;
+      let stopNs = -1;
+      let received = 0;
+      let sleeps = 0;
+      let wakeups = 0;
+      let spurious = 0;
+      const base = { cs: 0, wp: 0 };
+
+      const full = (f: Fd) =>
+        pipe
+          ? f.pages.length === PIPE_DEF_BUFFERS && f.pages[f.pages.length - 1].written >= perPage
+          : f.wmem >= sndbuf;
+
+      // The byte on the ready socket, then poll() on the wake socket until the start.
+      function* readyWait(api: TaskApi) {
+        yield run(costs.syscallNs);
+        ready++;
+        if (mainWaiting) {
+          mainWaiting = false;
+          yield wake(mainPid, true, false);
+        }
+        while (!started) {
+          pollers.push(api.pid);
+          yield wait();
+        }
+      }
+      // exit() wakes the parent in wait() for any child (a sync wakeup); a thread's return
+      // wakes pthread_join's futex only if the main task is joining that thread.
+      const done = new Uint8Array(total);
+      let joining = -1;
+      function* exit(idx: number) {
+        exited++;
+        done[idx] = 1;
+        if (mainWaiting && (!thread || joining === idx)) {
+          mainWaiting = false;
+          yield wake(mainPid, !thread, false);
+        }
+      }
+
+      function* sender(api: TaskApi, g: number, idx: number) {
+        // one op of each kind per task, refilled per message (the kernel consumes an op before
+        // the program resumes), so the hot loop allocates nothing
+        const work = run(0);
+        const waker = wake(0, true, false);
+        const sleepOp = wait();
+        yield* readyWait(api);
+        for (let i = 0; i < loops; i++) {
+          for (let j = 0; j < fds; j++) {
+            const f = fdTab[g * fds + j];
+            let waited = false;
+            while (full(f)) {
+              if (waited) spurious++;
+              sleeps++;
+              waited = true;
+              f.writers.push(api.pid);
+              yield sleepOp;
+            }
+            if (!pipe) f.wmem += truesize; // skb_set_owner_w at the allocation
+            const cpu = api.cpu();
+            work.ns =
+              costs.syscallNs +
+              (pipe ? 0 : UNIX_STREAM_SEND_NS) +
+              k.cache.copyNs(bytes, cpu, cpu) +
+              lines(HACKBENCH_SHARED_LINES.queue, f.lineCpu, cpu);
+            yield work;
+            f.lineCpu = api.cpu();
+            f.queue.push(f.lineCpu);
+            if (pipe) {
+              const last = f.pages[f.pages.length - 1];
+              if (last && last.written < perPage) last.written++;
+              else f.pages.push({ written: 1, read: 0 });
+            }
+            if (f.readerWaiting) {
+              f.readerWaiting = false;
+              waker.pid = f.reader;
+              yield waker;
+            }
+            // 5.5+ pipe_write: a writer that waited and leaves the pipe not full (fewer than 16
+            // pages in use) wakes the next one (wake_next_writer)
+            if (
+              pipe &&
+              exclusiveWriters &&
+              waited &&
+              f.writers.length > 0 &&
+              f.pages.length < PIPE_DEF_BUFFERS
+            ) {
+              wakeups++;
+              waker.pid = f.writers.shift()!;
+              yield waker;
+            }
+          }
+        }
+        yield* exit(idx);
+      }
+
+      function* receiver(api: TaskApi, f: Fd, idx: number) {
+        const work = run(0);
+        const waker = wake(0, true, false);
+        const sleepOp = wait();
+        yield* readyWait(api);
+        for (let n = 0; n < fds * loops; n++) {
+          while (f.head === f.queue.length) {
+            f.readerWaiting = true;
+            yield sleepOp;
+          }
+          const from = f.queue[f.head++];
+          if (f.head > 1024) {
+            f.queue.splice(0, f.head);
+            f.head = 0;
+          }
+          const cpu = api.cpu();
+          work.ns =
+            costs.syscallNs +
+            (pipe ? 0 : UNIX_STREAM_RECV_NS) +
+            k.cache.copyNs(bytes, from, cpu) +
+            lines(HACKBENCH_SHARED_LINES.queue, f.lineCpu, cpu) +
+            (pipe ? 0 : lines(HACKBENCH_SHARED_LINES.skb, from, cpu));
+          yield work;
+          f.lineCpu = api.cpu();
+          received++;
+          let wakeOne = false;
+          let wakeAll = false;
+          if (pipe) {
+            const wasFull = f.pages.length === PIPE_DEF_BUFFERS;
+            const page = f.pages[0];
+            page.read++;
+            const released = page.read === page.written;
+            if (released) f.pages.shift(); // buf->len == 0: the page goes back
+            wakeAll = pipeWake === "all" && released;
+            wakeOne =
+              (pipeWake === "was_full" && wasFull) ||
+              (pipeWake === "released" && released && wasFull);
+          } else {
+            f.wmem -= truesize; // sock_wfree -> unix_write_space
+            wakeAll = f.wmem * 4 <= sndbuf;
+          }
+          if ((wakeOne || wakeAll) && f.writers.length > 0) {
+            // exclusive waiters queue at the tail and the first is woken; non-exclusive ones
+            // (prepare_to_wait: __add_wait_queue at the head) are woken newest first
+            const woken = wakeOne ? [f.writers.shift()!] : f.writers.splice(0).reverse();
+            wakeups += woken.length;
+            for (const pid of woken) {
+              waker.pid = pid;
+              yield waker;
+            }
+          }
+        }
+        yield* exit(idx);
+      }
+
+      const child = (comm: string, role: string, program: (api: TaskApi) => Generator) =>
+        fork({
+          comm,
+          role,
+          workingSetBytes: HACKBENCH_WORKING_SET_BYTES,
+          program: program as never,
+        });
+
+      ctx.at(0, () => {
+        const main = ctx.spawn({
+          comm: "perf",
+          role: "main",
+          workingSetBytes: HACKBENCH_WORKING_SET_BYTES,
+          program: function* (api: TaskApi) {
+            for (let g = 0; g < groups; g++) {
+              for (let j = 0; j < fds; j++) {
+                const f: Fd = {
+                  queue: [],
+                  head: 0,
+                  wmem: 0,
+                  pages: [],
+                  lineCpu: -1,
+                  reader: 0,
+                  readerWaiting: false,
+                  writers: [],
+                };
+                fdTab.push(f);
+                yield run(costs.syscallNs); // socketpair() or pipe()
+                const idx = g * 2 * fds + j; // pth_tab order: receivers, then senders
+                f.reader = (yield child(`sched-msg-r${g}.${j}`, "receiver", (a) =>
+                  receiver(a, f, idx),
+                )) as number;
+              }
+              for (let j = 0; j < fds; j++) {
+                const idx = g * 2 * fds + fds + j;
+                yield child(`sched-msg-s${g}.${j}`, "sender", (a) => sender(a, g, idx));
+              }
+            }
+            // read one byte per child from the ready socket
+            let read = 0;
+            while (read < total) {
+              while (ready === read) {
+                mainWaiting = true;
+                yield wait();
+              }
+              yield run((ready - read) * costs.syscallNs);
+              read = ready;
+            }
+            startNs = api.now();
+            base.cs = k.counters.contextSwitches;
+            base.wp = k.counters.wakeupPreemptions;
+            started = true;
+            // write(wakefds[1]): sock_def_readable wakes every poller (sync)
+            yield run(costs.syscallNs + (pipe ? 0 : UNIX_STREAM_SEND_NS));
+            // poll's waiters sit at the head of the queue: the last to poll is woken first
+            for (const pid of pollers.splice(0).reverse()) yield wake(pid, true, false);
+            // reap them all: wait() returns any exited child; pthread_join takes them in order
+            let reaped = 0;
+            while (reaped < total) {
+              if (thread) {
+                joining = reaped;
+                // a finished thread is joined in user space; a running one costs a futex wait
+                while (!done[reaped]) {
+                  mainWaiting = true;
+                  yield wait();
+                }
+                reaped++;
+                continue;
+              }
+              while (exited === reaped) {
+                mainWaiting = true;
+                yield wait();
+              }
+              yield run((exited - reaped) * costs.syscallNs);
+              reaped = exited;
+            }
+            stopNs = api.now();
+          },
+        });
+        mainPid = main.pid;
+      });
+
+      return {
+        metrics() {
+          const finished = stopNs >= 0;
+          const end = finished ? stopNs : ctx.endNs;
+          // gettimeofday: whole microseconds
+          const usec = startNs < 0 ? 0 : Math.floor((end - startNs) / 1000);
+          const secs = usec / 1e6;
+          return {
+            total_time_s: secs,
+            finished: finished ? 1 : 0,
+            messages: received,
+            tasks: total,
+            writer_sleeps: sleeps,
+            writer_wakeups: wakeups,
+            writer_spurious_wakeups: spurious,
+            context_switches_per_s: secs > 0 ? (k.counters.contextSwitches - base.cs) / secs : 0,
+            wakeup_preemptions_per_s:
+              secs > 0 ? (k.counters.wakeupPreemptions - base.wp) / secs : 0,
+          };
+        },
+      };
+    },
+  };
+}
+
+/** perf's default-format report of `sched messaging` (builtin-bench.c's header, then sched-messaging.c's). */
+export function formatHackbench(
+  m: Record<string, number>,
+  p: { groups: number; thread: boolean; fds: number },
+): string {
+  const kind = p.thread ? "threads" : "processes";
+  const usec = Math.round(m.total_time_s * 1e6);
+  const sec = Math.floor(usec / 1e6);
+  const msec = Math.floor((usec % 1e6) / 1000);
+  return [
+    "# Running 'sched/messaging' benchmark:",
+    `# ${p.fds} sender and receiver ${kind} per group`,
+    `# ${p.groups} groups == ${p.groups * 2 * p.fds} ${kind} run`,
+    "",
+    ` ${"Total time".padStart(14)}: ${sec}.${String(msec).padStart(3, "0")} [sec]`,
+  ].join("\n");
+}
