@@ -138,6 +138,11 @@ export interface MachineBuilder {
   distance(matrix: number[][]): MachineBuilder;
   /** Arch capacity of every CPU (1024 = biggest CPU at max frequency). */
   capacity(n: number): MachineBuilder;
+  /**
+   * Arch capacity per CPU, in Linux CPU numbering (asymmetric machines: arm64 big.LITTLE, as
+   * sysfs cpu_capacity gives it); overrides capacity(). The biggest must be 1024.
+   */
+  capacities(perCpu: number[]): MachineBuilder;
   /** Cost figures that differ from DEFAULT_COSTS; per-level tables may be given in part. */
   costs(partial: CostOverrides): MachineBuilder;
   /** cpuidle states, shallowest first. */
@@ -166,6 +171,7 @@ interface Params {
   nodes: number;
   distance: number[][] | null;
   capacity: number;
+  capacities: number[] | null;
   costs: CostOverrides;
   idleStates: IdleState[] | null;
   caches: Partial<CacheSizes>;
@@ -188,6 +194,7 @@ export function machineBuilder(): MachineBuilder {
     nodes: 1,
     distance: null,
     capacity: SCHED_CAPACITY_SCALE,
+    capacities: null,
     costs: {},
     idleStates: null,
     caches: {},
@@ -239,6 +246,10 @@ export function machineBuilder(): MachineBuilder {
     },
     capacity(n) {
       p.capacity = n;
+      return b;
+    },
+    capacities(list) {
+      p.capacities = Array.isArray(list) ? [...list] : list;
       return b;
     },
     costs(c) {
@@ -339,6 +350,26 @@ function build(p: Params): Machine {
         };
       }
     }
+  }
+
+  if (p.capacities !== null) {
+    const caps = p.capacities;
+    if (!Array.isArray(caps) || caps.length !== n)
+      fail("capacities", `an array of ${n} capacities, one per CPU`, caps);
+    caps.forEach((c, i) => {
+      if (!Number.isInteger(c) || c <= 0 || c > SCHED_CAPACITY_SCALE)
+        fail(`capacities[${i}]`, `an integer in 1..${SCHED_CAPACITY_SCALE}`, c);
+    });
+    // arch_scale_cpu_capacity is normalised so the biggest CPU has SCHED_CAPACITY_SCALE
+    // (topology_normalize_cpu_scale).
+    if (Math.max(...caps) !== SCHED_CAPACITY_SCALE)
+      fail("capacities", `a list whose largest value is ${SCHED_CAPACITY_SCALE}`, caps);
+    // SMT threads of one core share its capacity (sd_init warns on SMT with asymmetry).
+    for (const c of cpus)
+      for (const d of cpus)
+        if (c.core === d.core && caps[c.id] !== caps[d.id])
+          fail(`capacities[${d.id}]`, `equal to capacities[${c.id}] (same core)`, caps[d.id]);
+    for (const c of cpus) c.capacity = caps[c.id];
   }
 
   const online = new Array<boolean>(n).fill(true);

@@ -95,11 +95,17 @@ export function importMachine(t: CpuTable, opts: ImportOptions = {}): ImportResu
   }
 
   const caps = new Set(placed.map((c) => c.capacity ?? 1024));
-  if (caps.size > 1)
-    throw new Error(
-      `${where}: cpu_capacity differs between CPUs (${[...caps].join(", ")}); asymmetric capacities are not modelled yet`,
-    );
-  const capacity = [...caps][0];
+  const capacity = Math.max(...caps);
+  // Asymmetric (arm64 big.LITTLE): one capacity per CPU, as cpu_capacity gives it.
+  let capacities: number[] | undefined;
+  if (caps.size > 1) {
+    capacities = t.cpus.map((c) => c.capacity ?? capacity);
+    const unknown = t.cpus.filter((c) => c.capacity === null).map((c) => c.cpu);
+    if (unknown.length)
+      warnings.push(
+        `cpu ${unknown.join(",")}: no cpu_capacity (offline?); taken as ${capacity}, the largest`,
+      );
+  }
 
   const prof = presetSpec(profile);
   const borrowed = (what: string) => `profile ${profile}, not measured on this machine: ${what}`;
@@ -143,6 +149,7 @@ export function importMachine(t: CpuTable, opts: ImportOptions = {}): ImportResu
       llc,
       nodes,
       capacity,
+      ...(capacities ? { capacities } : {}),
       source: `imported from ${where} (physical_package_id, die_id, thread_siblings_list, cache/index*/shared_cpu_list, node*/cpulist)`,
     },
     caches: {

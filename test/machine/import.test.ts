@@ -163,12 +163,14 @@ test("partial trees take stated defaults with a warning; malformed ones fail nam
     /bad\/cpu\/cpu0\/cache\/index2\/size: not a cache size: "lots"/,
   );
 
-  // big.LITTLE: capacities differ
+  // big.LITTLE: capacities differ, and each CPU keeps its own
   const bl = { ...files };
   for (const c of [0, 1, 2, 3]) bl[`cpu/cpu${c}/cpu_capacity`] = "446\n";
-  assert.throws(
-    () => importMachine(fromFiles(bl, "biglittle")),
-    /biglittle: cpu_capacity differs between CPUs \(446, 1024\); asymmetric capacities are not modelled yet/,
+  const big = importMachine(fromFiles(bl, "biglittle"));
+  assert.deepEqual(big.spec.topology.capacities, [446, 446, 446, 446, 1024, 1024, 1024, 1024]);
+  assert.deepEqual(
+    big.machine.cpus.map((c) => c.capacity),
+    [446, 446, 446, 446, 1024, 1024, 1024, 1024],
   );
 
   // an L3 shared by half a package (a CCX): not an LLC span the schema has
