@@ -29,7 +29,8 @@
 //   that finds no idle core, as in the kernel (see WakeState).
 // - Clusters (6.8+, sched_cluster_active): the cluster pass of select_idle_cpu and the deferred
 //   prev / recent_used_cpu of another cluster are in cluster.ts.
-// - Not modelled: EAS, asymmetric capacity, per-CPU kthread stacking, core scheduling cookies,
+// - Asymmetric capacities: 5.6 wake_cap, 5.7+ asym_fits_cpu and select_idle_capacity (capacity.ts).
+// - Not modelled: EAS, per-CPU kthread stacking, core scheduling cookies,
 //   delayed dequeue, PF_EXITING.
 import { eraAtLeast } from "../../features";
 import { SCHED_CAPACITY_SCALE } from "../../sched";
@@ -60,6 +61,7 @@ import {
 } from "./common";
 import { findIdlestCpu5x } from "./find_idlest";
 import { clusterGroupCpus, cpusShareResources, scanCluster } from "./cluster";
+import { asymFitsCpu, selectIdleCapacity, syncTaskUtil, taskUtilEst, wakeCap } from "./capacity";
 
 const INT_MAX = 0x7fffffff;
 
@@ -323,12 +325,24 @@ export function selectIdleSibling5x(ctx: SelectIdleSiblingCtx): number {
   const { k, p, prev, target, thisCpu } = ctx;
   const st = wakeState(k);
   const late = st.late519;
-  if (idleOrSchedIdle(k, target)) return target;
+  // 5.7+ on asymmetric systems: each candidate must also fit p's utilization (capacity.ts).
+  const asym = late && k.domains.asymCpucapacity;
+  let util = 0;
+  if (asym) {
+    syncTaskUtil(k, p);
+    util = taskUtilEst(p);
+  }
+  if (idleOrSchedIdle(k, target) && (!asym || asymFitsCpu(k, util, target))) return target;
   // If the previous CPU is cache affine and idle, don't be stupid (6.8+ with clusters: only in
   // target's cluster; an idle prev elsewhere in the LLC waits for the scan to find nothing).
   const clusters = k.domains.clusterActive;
   let prevAff = -1;
-  if (prev !== target && cpusShareCache(k, prev, target) && idleOrSchedIdle(k, prev)) {
+  if (
+    prev !== target &&
+    cpusShareCache(k, prev, target) &&
+    idleOrSchedIdle(k, prev) &&
+    (!asym || asymFitsCpu(k, util, prev))
+  ) {
     if (!clusters || cpusShareResources(k, prev, target)) return prev;
     prevAff = prev;
   }
@@ -342,12 +356,21 @@ export function selectIdleSibling5x(ctx: SelectIdleSiblingCtx): number {
     recent !== target &&
     cpusShareCache(k, recent, target) &&
     idleOrSchedIdle(k, recent) &&
-    p.cpusAllowed[recent]
+    p.cpusAllowed[recent] &&
+    (!asym || asymFitsCpu(k, util, recent))
   ) {
     if (!late) st.setRecentUsedCpu(p, prev);
     if (!clusters || cpusShareResources(k, recent, target))
       return st.noteSis("recent_used", recent);
   } else recent = -1;
+  // For asymmetric CPU capacity systems, the domain of interest is sd_asym_cpucapacity.
+  if (asym) {
+    const sda = k.domains.sdAsymCpucapacity[target];
+    if (sda) {
+      const c = selectIdleCapacity(k, p, sda, target);
+      return c >= 0 ? st.noteSis("idle_capacity", c) : target;
+    }
+  }
   const sd = k.domains.sdLlc[target];
   if (!sd) return target;
   let i: number;
@@ -392,6 +415,7 @@ export function selectTaskRqFair5x(ctx: SelectTaskRqCtx): number {
   if (wake) {
     wantAffine =
       !st.wakeWide({ k, p, waker: current, factor: k.domains.sdLlcSize[cpu] }) &&
+      (st.late519 || !wakeCap(k, p, cpu, prevCpu)) &&
       p.cpusAllowed[cpu] === 1;
   } else if (wakeFlags & WF_FORK) {
     st.setRecentUsedCpu(p, prevCpu); // wake_up_new_task: p->recent_used_cpu = task_cpu(p)
