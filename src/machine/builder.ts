@@ -5,6 +5,7 @@ import {
   SHARE_LEVELS,
   type CacheSizes,
   type CostModel,
+  type CostProfile,
   type CpuInfo,
   type IdleState,
   type Machine,
@@ -89,6 +90,8 @@ export const DEFAULT_COSTS: CostModel = {
 const DEFAULT_COST_SOURCE =
   "builder default: choice, generic 2-socket x86 server figure (order of magnitude, see docs/cost-model.md); not measured for this machine";
 
+export type { CostProfile } from "./types";
+
 export const DEFAULT_CACHES: CacheSizes = { l2Bytes: 1 << 20, llcBytes: 32 << 20 };
 
 function fail(field: string, accepted: string, got: unknown): never {
@@ -143,6 +146,11 @@ export interface MachineBuilder {
    * sysfs cpu_capacity gives it); overrides capacity(). The biggest must be 1024.
    */
   capacities(perCpu: number[]): MachineBuilder;
+  /**
+   * Start from a cost profile's figures, idle states and cache sizes instead of the defaults
+   * (costProfile(name) gives one); costs(), idleStates() and caches() still override them.
+   */
+  profile(p: CostProfile): MachineBuilder;
   /** Cost figures that differ from DEFAULT_COSTS; per-level tables may be given in part. */
   costs(partial: CostOverrides): MachineBuilder;
   /** cpuidle states, shallowest first. */
@@ -172,6 +180,7 @@ interface Params {
   distance: number[][] | null;
   capacity: number;
   capacities: number[] | null;
+  profile: CostProfile | null;
   costs: CostOverrides;
   idleStates: IdleState[] | null;
   caches: Partial<CacheSizes>;
@@ -195,6 +204,7 @@ export function machineBuilder(): MachineBuilder {
     distance: null,
     capacity: SCHED_CAPACITY_SCALE,
     capacities: null,
+    profile: null,
     costs: {},
     idleStates: null,
     caches: {},
@@ -250,6 +260,10 @@ export function machineBuilder(): MachineBuilder {
     },
     capacities(list) {
       p.capacities = Array.isArray(list) ? [...list] : list;
+      return b;
+    },
+    profile(prof) {
+      p.profile = prof;
       return b;
     },
     costs(c) {
@@ -379,12 +393,14 @@ function build(p: Params): Machine {
   }
   if (!online.some(Boolean)) fail("offline", "a list leaving at least one CPU online", p.offline);
 
-  const costs = buildCosts(p.costs);
-  const idleStates = p.idleStates ?? [
-    { name: "C1", exitLatencyNs: 1000, targetResidencyNs: 2000, polling: false },
-  ];
+  const prof = p.profile;
+  const costs = buildCosts(p.costs, prof?.costs);
+  const idleStates = p.idleStates ??
+    prof?.idleStates.map((x) => ({ ...x })) ?? [
+      { name: "C1", exitLatencyNs: 1000, targetResidencyNs: 2000, polling: false },
+    ];
   checkIdleStates(idleStates);
-  const caches: CacheSizes = { ...DEFAULT_CACHES, ...p.caches };
+  const caches: CacheSizes = { ...DEFAULT_CACHES, ...prof?.caches, ...p.caches };
   for (const k of ["l2Bytes", "llcBytes"] as const) {
     if (typeof caches[k] !== "number" || !Number.isInteger(caches[k]) || caches[k] <= 0) {
       throw new Error(
@@ -405,13 +421,27 @@ function build(p: Params): Machine {
     ? "builder: given without a source"
     : `builder default: LOCAL ${LOCAL_DISTANCE} / remote ${DEFAULT_REMOTE_DISTANCE}`;
   sources.topology = "builder: given without a source";
-  if (p.idleStates === null) {
+  if (p.idleStates === null && !prof) {
     sources["idle.C1.exitLatencyNs"] = sources["idle.C1.targetResidencyNs"] =
       "builder default: a single HLT-like C1 state, 1 us exit / 2 us residency (choice)";
   }
   if (p.caches.l2Bytes === undefined) sources["caches.l2Bytes"] = "builder default: 1 MiB (choice)";
   if (p.caches.llcBytes === undefined)
     sources["caches.llcBytes"] = "builder default: 32 MiB (choice)";
+  if (prof) {
+    // The profile's sources for what it supplied; figures set by hand keep "given without a source".
+    const byHand = new Set<string>();
+    for (const k of SCALAR_COSTS) if (p.costs[k] !== undefined) byHand.add(`costs.${k}`);
+    for (const k of LEVEL_COSTS)
+      for (const l of Object.keys(p.costs[k] ?? {})) byHand.add(`costs.${k}.${l}`);
+    for (const k of ["l2Bytes", "llcBytes"] as const)
+      if (p.caches[k] !== undefined) byHand.add(`caches.${k}`);
+    for (const [k, v] of Object.entries(prof.sources)) {
+      if (k.startsWith("idle.") && p.idleStates !== null) continue;
+      if (!(k.startsWith("costs.") || k.startsWith("idle.") || k.startsWith("caches."))) continue;
+      sources[k] = byHand.has(k) ? "builder: given without a source" : `profile ${prof.name}: ${v}`;
+    }
+  }
   Object.assign(sources, p.sources);
 
   const description =
@@ -461,12 +491,12 @@ function checkDistance(m: unknown, nodes: number): asserts m is number[][] {
   }
 }
 
-function buildCosts(o: CostOverrides): CostModel {
+function buildCosts(o: CostOverrides, base: CostModel = DEFAULT_COSTS): CostModel {
   const c: CostModel = {
-    ...DEFAULT_COSTS,
-    rqLockRemoteNs: { ...DEFAULT_COSTS.rqLockRemoteNs },
-    cacheLineNs: { ...DEFAULT_COSTS.cacheLineNs },
-    copyBytesPerNs: { ...DEFAULT_COSTS.copyBytesPerNs },
+    ...base,
+    rqLockRemoteNs: { ...base.rqLockRemoteNs },
+    cacheLineNs: { ...base.cacheLineNs },
+    copyBytesPerNs: { ...base.copyBytesPerNs },
   };
   for (const k of SCALAR_COSTS) if (o[k] !== undefined) c[k] = o[k] as number;
   for (const k of LEVEL_COSTS) {

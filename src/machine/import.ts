@@ -2,7 +2,8 @@
 // parameters of the preset schema, inferred and then checked CPU by CPU against the machine
 // they build, and the costs of a chosen profile, each marked as not measured on this machine.
 import { NUMBERINGS, type LlcSpan } from "./builder";
-import { machineFromSpec, presetNames, presetSpec } from "./presets";
+import { machineFromSpec, presetSpec } from "./presets";
+import { profilePreset } from "./profiles";
 import type { MachineSpec } from "./schema";
 import type { CpuRecord, CpuTable } from "./sysfs";
 import type { Machine } from "./types";
@@ -11,7 +12,10 @@ import type { Machine } from "./types";
 export interface ImportOptions {
   /** The machine's name (default "imported"). */
   name?: string;
-  /** The preset whose cost figures and idle states are used (default "x86-104t"). */
+  /**
+   * The cost profile (profiles.ts: x86-server-2019, arm64-a53-2016, ...) or preset whose cost
+   * figures, idle states and (where the source has none) cache sizes are used (default "x86-104t").
+   */
   profile?: string;
 }
 
@@ -34,10 +38,7 @@ export const DEFAULT_PROFILE = "x86-104t";
 export function importMachine(t: CpuTable, opts: ImportOptions = {}): ImportResult {
   const where = t.source;
   const profile = opts.profile ?? DEFAULT_PROFILE;
-  if (!presetNames().includes(profile))
-    throw new Error(
-      `profile: unknown preset ${JSON.stringify(profile)}; accepted: ${presetNames().join(", ")}`,
-    );
+  const profileSource = profilePreset(profile); // throws naming the accepted profiles
   const warnings = t.missing.map((m) => `${where}: missing ${m}`);
   const present = t.cpus.map((c) => c.cpu);
   if (present.length === 0) throw new Error(`${where}: no CPUs listed`);
@@ -107,7 +108,7 @@ export function importMachine(t: CpuTable, opts: ImportOptions = {}): ImportResu
       );
   }
 
-  const prof = presetSpec(profile);
+  const prof = presetSpec(profileSource);
   const borrowed = (what: string) => `profile ${profile}, not measured on this machine: ${what}`;
   const costs = JSON.parse(JSON.stringify(prof.costs)) as MachineSpec["costs"];
   for (const fig of Object.values(costs) as Array<Record<string, unknown>>) {
