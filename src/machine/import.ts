@@ -79,6 +79,12 @@ export function importMachine(t: CpuTable, opts: ImportOptions = {}): ImportResu
       `${where}: cpu${first.cpu}/cache L2 shared_cpu_list ${first.l2Cpus} is not whole cores`,
     );
   const nodes = new Set(placed.map((c) => c.node ?? 0)).size;
+  // Clusters (CLS, 5.16+) are modelled as the CPUs sharing an L2; say so where Linux differs.
+  const odd = placed.find((c) => c.clusterCpus && c.l2Cpus && !sameSet(c.clusterCpus, c.l2Cpus));
+  if (odd)
+    warnings.push(
+      `cpu${odd.cpu}: topology/cluster_cpus_list ${odd.clusterCpus!.join(",")} differs from its L2 sharing ${odd.l2Cpus!.join(",")}; the model's clusters (the CLS level) follow the L2`,
+    );
 
   let llc: LlcSpan = "package";
   if (first.llcCpus) {

@@ -197,3 +197,27 @@ test("partial trees take stated defaults with a warning; malformed ones fail nam
     /odd: the CPU numbering is neither of thread-major, core-major/,
   );
 });
+
+test("clusters: cluster_cpus_list round-trips with the L2, the CLS level comes back, and a cluster unlike the L2 is reported", () => {
+  const m = machineBuilder().name("cls").cores(8).l2SharedBy(4).llc("package").build();
+  const files = sysfsFilesOf(m);
+  assert.equal(files["cpu/cpu5/topology/cluster_cpus_list"], "4-7\n");
+  const t = fromFiles(files, "cls");
+  assert.deepEqual(t.cpus[5].clusterCpus, [4, 5, 6, 7]);
+  const res = importMachine(t, { name: "cls" });
+  assert.equal(domains(res.machine, "6.19"), domains(m, "6.19"));
+  assert.match(domains(res.machine, "6.19"), /domain-0: CLS span=4-7/);
+  assert.ok(!res.warnings.some((w) => /cluster_cpus_list/.test(w)));
+  // an arm64 ACPI-style cluster of 4 cores with private L2s
+  const odd = { ...files };
+  for (let c = 0; c < 8; c++) odd[`cpu/cpu${c}/cache/index2/shared_cpu_list`] = `${c}\n`;
+  const w = importMachine(fromFiles(odd, "acpi"), { name: "acpi" }).warnings;
+  assert.ok(
+    w.some((x) =>
+      /cpu0: topology\/cluster_cpus_list 0,1,2,3 differs from its L2 sharing 0; the model's clusters \(the CLS level\) follow the L2/.test(
+        x,
+      ),
+    ),
+    w.join("\n"),
+  );
+});
