@@ -81,3 +81,22 @@ test("a small task is woken on its idle little prev in every era", () => {
     assert.equal(t.cpu, 1, era);
   }
 });
+
+test("with three of four big CPUs busy, the big task still goes to the idle big CPU (5.6: group_misfit_task in find_idlest_group)", () => {
+  for (const era of ["5.6", "5.19", "6.19"] as Era[]) {
+    const k = kernel(era);
+    for (const cpu of [4, 5, 6])
+      k.spawn({
+        comm: `hog${cpu}`,
+        cpu,
+        cpus: [cpu],
+        program: function* () {
+          yield run(Infinity);
+        },
+      });
+    const t = scenario(k, 100_000_000);
+    k.runUntil(240_000_000);
+    // 5.6 without the misfit type would keep it in the little cluster (3 idle CPUs against 1).
+    assert.equal(t.cpu, 7, era);
+  }
+});
