@@ -277,8 +277,10 @@ function updateSgWakeupStats(k: SchedCore, sd: SchedDomain, group: SchedGroup, p
   // Asymmetric capacities (5.5+): the task fits no CPU of the group (sgc->max_capacity in 5.x,
   // per CPU in 6.x: the same without uclamp).
   const asym = (sd.flags & SD_ASYM_CPUCAPACITY) !== 0;
-  for (const i of group.cpus) s.maxCapacity = Math.max(s.maxCapacity, k.rqs[i].cpuCapacity);
-  if (asym) s.groupMisfit = !fitsCapacity(taskUtilEst(p), s.maxCapacity);
+  if (asym) {
+    for (const i of group.cpus) s.maxCapacity = Math.max(s.maxCapacity, k.rqs[i].cpuCapacity);
+    s.groupMisfit = !fitsCapacity(taskUtilEst(p), s.maxCapacity);
+  }
   for (const i of group.cpus) {
     const rq = k.rqs[i];
     const avg = rq.cfs.avg;
