@@ -221,3 +221,19 @@ test("clusters: cluster_cpus_list round-trips with the L2, the CLS level comes b
     w.join("\n"),
   );
 });
+
+test("big.LITTLE round trip: cpu_capacity per CPU comes back, and so do the asymmetric domains", () => {
+  const m = machineBuilder()
+    .name("bl")
+    .cores(8)
+    .l2SharedBy(4)
+    .llc("l2")
+    .numbering("core-major")
+    .capacities([462, 462, 462, 462, 1024, 1024, 1024, 1024])
+    .build();
+  const res = importMachine(fromFiles(sysfsFilesOf(m), "bl"), { name: "bl" });
+  assert.deepEqual(res.spec.topology.capacities, [462, 462, 462, 462, 1024, 1024, 1024, 1024]);
+  for (const era of ["5.6", "6.19"] as Era[])
+    assert.equal(domains(res.machine, era), domains(m, era));
+  assert.match(domains(res.machine, "6.19"), /SD_ASYM_CPUCAPACITY SD_ASYM_CPUCAPACITY_FULL/);
+});
