@@ -4,6 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { machineByName, presetNames, preset } from "./machine/presets";
 import { machineImportCmd, type MachineImportFlags } from "./cli_machine";
+import { costProfileNames } from "./machine/profiles";
 import { newNotebook } from "./notebook/template";
 import { ERAS, fairPolicyNote, isEra } from "./kernel/features";
 import { hookDescription, hookNames } from "./kernel/hooks";
@@ -263,8 +264,8 @@ function program(status: { code: number }): Command {
       "a sysfs directory (default /sys/devices/system), an lscpu -p / -e output file, or - (stdin)",
     )
     .option(
-      "--profile <PRESET>",
-      `the preset whose cost figures are borrowed (${presetNames().join(", ")}; default x86-104t)`,
+      "--profile <NAME>",
+      `the cost profile or preset whose figures are borrowed (${costProfileNames().join(", ")}; default x86-104t)`,
     )
     .option("--name <NAME>", "the machine's name (default: imported)")
     .option("-o, --output <FILE>", "write the machine file here instead of stdout")

@@ -3,6 +3,7 @@
 // written with -o. What could not be read, and every borrowed figure, is said on stderr.
 import * as fs from "node:fs";
 import { DEFAULT_PROFILE, importMachine } from "./machine/import";
+import { machineFigures } from "./machine/profiles";
 import { readLscpu, readSysfsDir } from "./machine/sysfs";
 import { writeFileAtomic } from "./report/files";
 
@@ -30,6 +31,14 @@ export function machineImportCmd(source: string | undefined, flags: MachineImpor
   process.stderr.write(
     `imported ${t.sockets} package(s) x ${t.coresPerSocket} core(s) x ${t.threadsPerCore} thread(s), LLC per ${t.llc}, ${t.nodes} node(s), ${t.numbering} numbering\n`,
   );
+  // Which figures were chosen, and which of them are guesses even for the profile's own machine.
+  const figures = machineFigures(res.machine);
+  const guesses = figures.filter((f) => f.startsWith("guess")).length;
+  const profile = flags.profile ?? DEFAULT_PROFILE;
+  process.stderr.write(
+    `figures chosen (costs and idle states from profile ${profile}, not measured here; ${figures.length - guesses} cite a source, ${guesses} are guesses):\n`,
+  );
+  for (const f of figures) process.stderr.write(`  ${f}\n`);
   const json = `${JSON.stringify(res.spec, null, 2)}\n`;
   if (flags.output) writeFileAtomic(flags.output, json);
   else process.stdout.write(json);

@@ -108,6 +108,9 @@ export {
   SD_POWERSAVINGS_BALANCE,
   SD_WAKE_IDLE,
   SD_WAKE_BALANCE,
+  SD_CLUSTER,
+  SD_ASYM_CPUCAPACITY,
+  SD_ASYM_CPUCAPACITY_FULL,
   SD_FLAG_NAMES,
   sdFlagNames,
 } from "./kernel/topology/sched_domain";
@@ -403,3 +406,23 @@ export {
   SEED001_VARIANTS,
   SEED001_PASS_SECONDS,
 } from "./reproduce/seed001";
+
+// clusters, asymmetric capacities and cost profiles (issue 17)
+export {
+  COST_PROFILES,
+  costProfile,
+  costProfileNames,
+  figureValue,
+  isGuess,
+  machineFigures,
+  type CostProfileInfo,
+} from "./machine/profiles";
+export type { CostProfile } from "./machine/types";
+export { hasClusterLevel, clusterFlags } from "./kernel/topology/levels";
+export { asymCpuCapacityClassify } from "./kernel/topology/asym";
+export {
+  fitsCapacity,
+  taskFitsCapacity,
+  selectIdleCapacity,
+} from "./kernel/fair/wake/capacity";
+export { updateMisfitStatus, maxAllowedCapacity } from "./kernel/fair/misfit";

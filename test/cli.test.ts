@@ -158,6 +158,15 @@ test("schedlab machine import reads a sysfs tree or lscpu output into a machine 
     /warning: costs and idle states: every figure borrowed from profile xeon-x5472/,
   );
   assert.match(r.stderr, /imported 1 package\(s\) x 2 core\(s\) x 1 thread\(s\), LLC per package/);
+  // every chosen figure is listed, marked sourced or guess
+  assert.match(
+    r.stderr,
+    /figures chosen \(costs and idle states from profile xeon-x5472, .*\d+ are guesses\):/,
+  );
+  assert.match(
+    r.stderr,
+    /\n {2}guess {3}costs\.ipiDeliveryNs = 1500: profile xeon-x5472, not measured/,
+  );
   assert.equal(JSON.parse(fs.readFileSync(out, "utf8")).name, "box");
   const d = cli("domains", out, "--era", "5.6");
   assert.equal(d.status, 0, d.stderr);
@@ -175,7 +184,10 @@ test("schedlab machine import reads a sysfs tree or lscpu output into a machine 
   assert.match(bad.stderr, /machine import: .*nope does not exist \(give a sysfs directory/);
   const prof = cli("machine", "import", tree, "--profile", "vax");
   assert.equal(prof.status, 2);
-  assert.match(prof.stderr, /profile: unknown preset "vax"; accepted: core2-2x2/);
+  assert.match(
+    prof.stderr,
+    /profile: unknown cost profile "vax"; accepted: x86-server-2008, .*core2-2x2/,
+  );
 });
 
 test("Ctrl-C stops the runs, names what finished and writes no report", {

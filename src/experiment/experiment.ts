@@ -3,6 +3,7 @@ import type { Machine } from "../machine/types";
 import { machineFromFile, preset } from "../machine/presets";
 import { importMachine, type ImportOptions } from "../machine/import";
 import { readSysfsDir } from "../machine/sysfs";
+import { costProfile } from "../machine/profiles";
 import type { MachineBuilder } from "../machine/builder";
 import {
   buildMachine,
@@ -156,6 +157,17 @@ export class Experiment {
   /** Cost figures (context switch, IPI, cache line...) that differ from the builder's defaults. */
   costs(c: Parameters<MachineBuilder["costs"]>[0]): Experiment {
     return this.#step(["costs", [c]]);
+  }
+  /**
+   * Start from a cost profile's figures, idle states and cache sizes (x86-server-2008/2015/2019,
+   * arm64-a53-2016, or any preset name; costProfileNames()); costs() still overrides them.
+   */
+  profile(name: string): Experiment {
+    return this.#step(["profile", [costProfile(name)]]);
+  }
+  /** Arch capacity per CPU in Linux numbering (asymmetric machines such as big.LITTLE). */
+  capacities(perCpu: number[]): Experiment {
+    return this.#step(["capacities", [perCpu]]);
   }
   /** The built machine's name. */
   name(s: string): Experiment {

@@ -454,6 +454,8 @@ export class Rq {
   nrLoadUpdates = 0;
   cpuCapacity = 1024;
   cpuCapacityOrig = 1024;
+  /** rq->misfit_task_load (4.20+, asymmetric capacities): see fair/misfit.ts. */
+  misfitTaskLoad = 0;
   // cache pressure: bytes of working sets dispatched on this CPU (drives eviction of others)
   cachePressure = 0;
   // accounting

@@ -5,6 +5,7 @@ import {
   SHARE_LEVELS,
   type CacheSizes,
   type CostModel,
+  type CostProfile,
   type CpuInfo,
   type IdleState,
   type Machine,
@@ -89,6 +90,8 @@ export const DEFAULT_COSTS: CostModel = {
 const DEFAULT_COST_SOURCE =
   "builder default: choice, generic 2-socket x86 server figure (order of magnitude, see docs/cost-model.md); not measured for this machine";
 
+export type { CostProfile } from "./types";
+
 export const DEFAULT_CACHES: CacheSizes = { l2Bytes: 1 << 20, llcBytes: 32 << 20 };
 
 function fail(field: string, accepted: string, got: unknown): never {
@@ -138,6 +141,16 @@ export interface MachineBuilder {
   distance(matrix: number[][]): MachineBuilder;
   /** Arch capacity of every CPU (1024 = biggest CPU at max frequency). */
   capacity(n: number): MachineBuilder;
+  /**
+   * Arch capacity per CPU, in Linux CPU numbering (asymmetric machines: arm64 big.LITTLE, as
+   * sysfs cpu_capacity gives it); overrides capacity(). The biggest must be 1024.
+   */
+  capacities(perCpu: number[]): MachineBuilder;
+  /**
+   * Start from a cost profile's figures, idle states and cache sizes instead of the defaults
+   * (costProfile(name) gives one); costs(), idleStates() and caches() still override them.
+   */
+  profile(p: CostProfile): MachineBuilder;
   /** Cost figures that differ from DEFAULT_COSTS; per-level tables may be given in part. */
   costs(partial: CostOverrides): MachineBuilder;
   /** cpuidle states, shallowest first. */
@@ -166,6 +179,8 @@ interface Params {
   nodes: number;
   distance: number[][] | null;
   capacity: number;
+  capacities: number[] | null;
+  profile: CostProfile | null;
   costs: CostOverrides;
   idleStates: IdleState[] | null;
   caches: Partial<CacheSizes>;
@@ -188,6 +203,8 @@ export function machineBuilder(): MachineBuilder {
     nodes: 1,
     distance: null,
     capacity: SCHED_CAPACITY_SCALE,
+    capacities: null,
+    profile: null,
     costs: {},
     idleStates: null,
     caches: {},
@@ -239,6 +256,14 @@ export function machineBuilder(): MachineBuilder {
     },
     capacity(n) {
       p.capacity = n;
+      return b;
+    },
+    capacities(list) {
+      p.capacities = Array.isArray(list) ? [...list] : list;
+      return b;
+    },
+    profile(prof) {
+      p.profile = prof;
       return b;
     },
     costs(c) {
@@ -341,6 +366,26 @@ function build(p: Params): Machine {
     }
   }
 
+  if (p.capacities !== null) {
+    const caps = p.capacities;
+    if (!Array.isArray(caps) || caps.length !== n)
+      fail("capacities", `an array of ${n} capacities, one per CPU`, caps);
+    caps.forEach((c, i) => {
+      if (!Number.isInteger(c) || c <= 0 || c > SCHED_CAPACITY_SCALE)
+        fail(`capacities[${i}]`, `an integer in 1..${SCHED_CAPACITY_SCALE}`, c);
+    });
+    // arch_scale_cpu_capacity is normalised so the biggest CPU has SCHED_CAPACITY_SCALE
+    // (topology_normalize_cpu_scale).
+    if (Math.max(...caps) !== SCHED_CAPACITY_SCALE)
+      fail("capacities", `a list whose largest value is ${SCHED_CAPACITY_SCALE}`, caps);
+    // SMT threads of one core share its capacity (sd_init warns on SMT with asymmetry).
+    for (const c of cpus)
+      for (const d of cpus)
+        if (c.core === d.core && caps[c.id] !== caps[d.id])
+          fail(`capacities[${d.id}]`, `equal to capacities[${c.id}] (same core)`, caps[d.id]);
+    for (const c of cpus) c.capacity = caps[c.id];
+  }
+
   const online = new Array<boolean>(n).fill(true);
   for (const c of p.offline) {
     if (!Number.isInteger(c) || c < 0 || c >= n) fail("offline", `CPU ids in 0..${n - 1}`, c);
@@ -348,12 +393,14 @@ function build(p: Params): Machine {
   }
   if (!online.some(Boolean)) fail("offline", "a list leaving at least one CPU online", p.offline);
 
-  const costs = buildCosts(p.costs);
-  const idleStates = p.idleStates ?? [
-    { name: "C1", exitLatencyNs: 1000, targetResidencyNs: 2000, polling: false },
-  ];
+  const prof = p.profile;
+  const costs = buildCosts(p.costs, prof?.costs);
+  const idleStates = p.idleStates ??
+    prof?.idleStates.map((x) => ({ ...x })) ?? [
+      { name: "C1", exitLatencyNs: 1000, targetResidencyNs: 2000, polling: false },
+    ];
   checkIdleStates(idleStates);
-  const caches: CacheSizes = { ...DEFAULT_CACHES, ...p.caches };
+  const caches: CacheSizes = { ...DEFAULT_CACHES, ...prof?.caches, ...p.caches };
   for (const k of ["l2Bytes", "llcBytes"] as const) {
     if (typeof caches[k] !== "number" || !Number.isInteger(caches[k]) || caches[k] <= 0) {
       throw new Error(
@@ -374,13 +421,27 @@ function build(p: Params): Machine {
     ? "builder: given without a source"
     : `builder default: LOCAL ${LOCAL_DISTANCE} / remote ${DEFAULT_REMOTE_DISTANCE}`;
   sources.topology = "builder: given without a source";
-  if (p.idleStates === null) {
+  if (p.idleStates === null && !prof) {
     sources["idle.C1.exitLatencyNs"] = sources["idle.C1.targetResidencyNs"] =
       "builder default: a single HLT-like C1 state, 1 us exit / 2 us residency (choice)";
   }
   if (p.caches.l2Bytes === undefined) sources["caches.l2Bytes"] = "builder default: 1 MiB (choice)";
   if (p.caches.llcBytes === undefined)
     sources["caches.llcBytes"] = "builder default: 32 MiB (choice)";
+  if (prof) {
+    // The profile's sources for what it supplied; figures set by hand keep "given without a source".
+    const byHand = new Set<string>();
+    for (const k of SCALAR_COSTS) if (p.costs[k] !== undefined) byHand.add(`costs.${k}`);
+    for (const k of LEVEL_COSTS)
+      for (const l of Object.keys(p.costs[k] ?? {})) byHand.add(`costs.${k}.${l}`);
+    for (const k of ["l2Bytes", "llcBytes"] as const)
+      if (p.caches[k] !== undefined) byHand.add(`caches.${k}`);
+    for (const [k, v] of Object.entries(prof.sources)) {
+      if (k.startsWith("idle.") && p.idleStates !== null) continue;
+      if (!(k.startsWith("costs.") || k.startsWith("idle.") || k.startsWith("caches."))) continue;
+      sources[k] = byHand.has(k) ? "builder: given without a source" : `profile ${prof.name}: ${v}`;
+    }
+  }
   Object.assign(sources, p.sources);
 
   const description =
@@ -430,12 +491,12 @@ function checkDistance(m: unknown, nodes: number): asserts m is number[][] {
   }
 }
 
-function buildCosts(o: CostOverrides): CostModel {
+function buildCosts(o: CostOverrides, base: CostModel = DEFAULT_COSTS): CostModel {
   const c: CostModel = {
-    ...DEFAULT_COSTS,
-    rqLockRemoteNs: { ...DEFAULT_COSTS.rqLockRemoteNs },
-    cacheLineNs: { ...DEFAULT_COSTS.cacheLineNs },
-    copyBytesPerNs: { ...DEFAULT_COSTS.copyBytesPerNs },
+    ...base,
+    rqLockRemoteNs: { ...base.rqLockRemoteNs },
+    cacheLineNs: { ...base.cacheLineNs },
+    copyBytesPerNs: { ...base.copyBytesPerNs },
   };
   for (const k of SCALAR_COSTS) if (o[k] !== undefined) c[k] = o[k] as number;
   for (const k of LEVEL_COSTS) {

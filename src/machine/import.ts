@@ -2,7 +2,8 @@
 // parameters of the preset schema, inferred and then checked CPU by CPU against the machine
 // they build, and the costs of a chosen profile, each marked as not measured on this machine.
 import { NUMBERINGS, type LlcSpan } from "./builder";
-import { machineFromSpec, presetNames, presetSpec } from "./presets";
+import { machineFromSpec, presetSpec } from "./presets";
+import { profilePreset } from "./profiles";
 import type { MachineSpec } from "./schema";
 import type { CpuRecord, CpuTable } from "./sysfs";
 import type { Machine } from "./types";
@@ -11,7 +12,10 @@ import type { Machine } from "./types";
 export interface ImportOptions {
   /** The machine's name (default "imported"). */
   name?: string;
-  /** The preset whose cost figures and idle states are used (default "x86-104t"). */
+  /**
+   * The cost profile (profiles.ts: x86-server-2019, arm64-a53-2016, ...) or preset whose cost
+   * figures, idle states and (where the source has none) cache sizes are used (default "x86-104t").
+   */
   profile?: string;
 }
 
@@ -34,10 +38,7 @@ export const DEFAULT_PROFILE = "x86-104t";
 export function importMachine(t: CpuTable, opts: ImportOptions = {}): ImportResult {
   const where = t.source;
   const profile = opts.profile ?? DEFAULT_PROFILE;
-  if (!presetNames().includes(profile))
-    throw new Error(
-      `profile: unknown preset ${JSON.stringify(profile)}; accepted: ${presetNames().join(", ")}`,
-    );
+  const profileSource = profilePreset(profile); // throws naming the accepted profiles
   const warnings = t.missing.map((m) => `${where}: missing ${m}`);
   const present = t.cpus.map((c) => c.cpu);
   if (present.length === 0) throw new Error(`${where}: no CPUs listed`);
@@ -78,6 +79,12 @@ export function importMachine(t: CpuTable, opts: ImportOptions = {}): ImportResu
       `${where}: cpu${first.cpu}/cache L2 shared_cpu_list ${first.l2Cpus} is not whole cores`,
     );
   const nodes = new Set(placed.map((c) => c.node ?? 0)).size;
+  // Clusters (CLS, 5.16+) are modelled as the CPUs sharing an L2; say so where Linux differs.
+  const odd = placed.find((c) => c.clusterCpus && c.l2Cpus && !sameSet(c.clusterCpus, c.l2Cpus));
+  if (odd)
+    warnings.push(
+      `cpu${odd.cpu}: topology/cluster_cpus_list ${odd.clusterCpus!.join(",")} differs from its L2 sharing ${odd.l2Cpus!.join(",")}; the model's clusters (the CLS level) follow the L2`,
+    );
 
   let llc: LlcSpan = "package";
   if (first.llcCpus) {
@@ -95,13 +102,19 @@ export function importMachine(t: CpuTable, opts: ImportOptions = {}): ImportResu
   }
 
   const caps = new Set(placed.map((c) => c.capacity ?? 1024));
-  if (caps.size > 1)
-    throw new Error(
-      `${where}: cpu_capacity differs between CPUs (${[...caps].join(", ")}); asymmetric capacities are not modelled yet`,
-    );
-  const capacity = [...caps][0];
+  const capacity = Math.max(...caps);
+  // Asymmetric (arm64 big.LITTLE): one capacity per CPU, as cpu_capacity gives it.
+  let capacities: number[] | undefined;
+  if (caps.size > 1) {
+    capacities = t.cpus.map((c) => c.capacity ?? capacity);
+    const unknown = t.cpus.filter((c) => c.capacity === null).map((c) => c.cpu);
+    if (unknown.length)
+      warnings.push(
+        `cpu ${unknown.join(",")}: no cpu_capacity (offline?); taken as ${capacity}, the largest`,
+      );
+  }
 
-  const prof = presetSpec(profile);
+  const prof = presetSpec(profileSource);
   const borrowed = (what: string) => `profile ${profile}, not measured on this machine: ${what}`;
   const costs = JSON.parse(JSON.stringify(prof.costs)) as MachineSpec["costs"];
   for (const fig of Object.values(costs) as Array<Record<string, unknown>>) {
@@ -143,6 +156,7 @@ export function importMachine(t: CpuTable, opts: ImportOptions = {}): ImportResu
       llc,
       nodes,
       capacity,
+      ...(capacities ? { capacities } : {}),
       source: `imported from ${where} (physical_package_id, die_id, thread_siblings_list, cache/index*/shared_cpu_list, node*/cpulist)`,
     },
     caches: {

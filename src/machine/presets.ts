@@ -109,6 +109,7 @@ export function machineFromSpec(input: unknown, where = "machine spec"): Machine
     .nodes(t.nodes ?? 1)
     .numbering((t.numbering ?? "thread-major") as Numbering)
     .capacity(t.capacity ?? 1024);
+  if (t.capacities !== undefined) b.capacities(t.capacities);
   if (spec.nodeDistance !== undefined) {
     b.distance(spec.nodeDistance.value);
     sources.nodeDistance = spec.nodeDistance.source;

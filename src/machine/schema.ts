@@ -64,6 +64,12 @@ export const machineSpecSchema = z
           .optional()
           .describe("Linux CPU numbering (default thread-major)"),
         capacity: positiveInt.optional().describe("CPU capacity, SCHED_CAPACITY_SCALE units"),
+        capacities: z
+          .array(positiveInt)
+          .optional()
+          .describe(
+            "per-CPU capacity in Linux CPU numbering (asymmetric machines; sysfs cpu_capacity); overrides capacity",
+          ),
         source: z
           .string()
           .refine((s) => s.trim().length > 0, { message: "must be a non-empty string" })

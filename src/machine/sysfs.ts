@@ -15,6 +15,8 @@ export interface CpuRecord {
   die: number | null;
   /** The CPUs of this CPU's core (thread_siblings_list / core_cpus_list). */
   coreCpus: number[] | null;
+  /** The CPUs of this CPU's cluster (topology/cluster_cpus_list, v5.16+). */
+  clusterCpus?: number[] | null;
   node: number | null;
   /** CPUs sharing this CPU's unified L2 (cache/indexN, level 2), and its size in bytes. */
   l2Cpus: number[] | null;
@@ -174,6 +176,10 @@ export function readSysfs(
       })(),
       coreCpus:
         siblings === undefined ? null : parseCpuList(siblings, w("topology/thread_siblings_list")),
+      clusterCpus: (() => {
+        const c = f("topology/cluster_cpus_list");
+        return c === undefined ? null : parseCpuList(c, w("topology/cluster_cpus_list"));
+      })(),
       node: nodeOf.get(cpu) ?? null,
       l2Cpus: null,
       l2Bytes: null,
@@ -382,6 +388,9 @@ export function sysfsFilesOf(m: Machine): Record<string, string> {
     files[`${b}/topology/core_cpus_list`] = `${group((x) => x.core, c.id)}\n`;
     files[`${b}/topology/package_cpus_list`] = `${group((x) => x.package, c.id)}\n`;
     files[`${b}/topology/die_cpus_list`] = `${group((x) => x.die, c.id)}\n`;
+    // the model's cluster is the L2 instance (x86: cpu_l2c_id; arm64 A53/A55: the L2 cluster)
+    files[`${b}/topology/cluster_id`] = `${c.l2}\n`;
+    files[`${b}/topology/cluster_cpus_list`] = `${group((x) => x.l2, c.id)}\n`;
     files[`${b}/cpu_capacity`] = `${c.capacity}\n`;
     files[`${b}/cache/index0/level`] = "1\n";
     files[`${b}/cache/index0/type`] = "Data\n";

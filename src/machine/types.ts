@@ -85,3 +85,17 @@ export interface Machine {
   /** Where each cost figure came from (figure name -> source text). */
   sources: Record<string, string>;
 }
+
+/**
+ * A set of machine figures to start from (profiles.ts: costProfile(name)): every cost figure,
+ * the idle states and the cache sizes, each with its source.
+ */
+export interface CostProfile {
+  name: string;
+  description: string;
+  costs: CostModel;
+  idleStates: IdleState[];
+  caches: CacheSizes;
+  /** Source per figure name ("costs.cacheLineNs.shared_l2", "idle.C1.exitLatencyNs", ...). */
+  sources: Record<string, string>;
+}

@@ -163,12 +163,14 @@ test("partial trees take stated defaults with a warning; malformed ones fail nam
     /bad\/cpu\/cpu0\/cache\/index2\/size: not a cache size: "lots"/,
   );
 
-  // big.LITTLE: capacities differ
+  // big.LITTLE: capacities differ, and each CPU keeps its own
   const bl = { ...files };
   for (const c of [0, 1, 2, 3]) bl[`cpu/cpu${c}/cpu_capacity`] = "446\n";
-  assert.throws(
-    () => importMachine(fromFiles(bl, "biglittle")),
-    /biglittle: cpu_capacity differs between CPUs \(446, 1024\); asymmetric capacities are not modelled yet/,
+  const big = importMachine(fromFiles(bl, "biglittle"));
+  assert.deepEqual(big.spec.topology.capacities, [446, 446, 446, 446, 1024, 1024, 1024, 1024]);
+  assert.deepEqual(
+    big.machine.cpus.map((c) => c.capacity),
+    [446, 446, 446, 446, 1024, 1024, 1024, 1024],
   );
 
   // an L3 shared by half a package (a CCX): not an LLC span the schema has
@@ -194,4 +196,44 @@ test("partial trees take stated defaults with a warning; malformed ones fail nam
     () => importMachine(fromFiles(odd, "odd")),
     /odd: the CPU numbering is neither of thread-major, core-major/,
   );
+});
+
+test("clusters: cluster_cpus_list round-trips with the L2, the CLS level comes back, and a cluster unlike the L2 is reported", () => {
+  const m = machineBuilder().name("cls").cores(8).l2SharedBy(4).llc("package").build();
+  const files = sysfsFilesOf(m);
+  assert.equal(files["cpu/cpu5/topology/cluster_cpus_list"], "4-7\n");
+  const t = fromFiles(files, "cls");
+  assert.deepEqual(t.cpus[5].clusterCpus, [4, 5, 6, 7]);
+  const res = importMachine(t, { name: "cls" });
+  assert.equal(domains(res.machine, "6.19"), domains(m, "6.19"));
+  assert.match(domains(res.machine, "6.19"), /domain-0: CLS span=4-7/);
+  assert.ok(!res.warnings.some((w) => /cluster_cpus_list/.test(w)));
+  // an arm64 ACPI-style cluster of 4 cores with private L2s
+  const odd = { ...files };
+  for (let c = 0; c < 8; c++) odd[`cpu/cpu${c}/cache/index2/shared_cpu_list`] = `${c}\n`;
+  const w = importMachine(fromFiles(odd, "acpi"), { name: "acpi" }).warnings;
+  assert.ok(
+    w.some((x) =>
+      /cpu0: topology\/cluster_cpus_list 0,1,2,3 differs from its L2 sharing 0; the model's clusters \(the CLS level\) follow the L2/.test(
+        x,
+      ),
+    ),
+    w.join("\n"),
+  );
+});
+
+test("big.LITTLE round trip: cpu_capacity per CPU comes back, and so do the asymmetric domains", () => {
+  const m = machineBuilder()
+    .name("bl")
+    .cores(8)
+    .l2SharedBy(4)
+    .llc("l2")
+    .numbering("core-major")
+    .capacities([462, 462, 462, 462, 1024, 1024, 1024, 1024])
+    .build();
+  const res = importMachine(fromFiles(sysfsFilesOf(m), "bl"), { name: "bl" });
+  assert.deepEqual(res.spec.topology.capacities, [462, 462, 462, 462, 1024, 1024, 1024, 1024]);
+  for (const era of ["5.6", "6.19"] as Era[])
+    assert.equal(domains(res.machine, era), domains(m, era));
+  assert.match(domains(res.machine, "6.19"), /SD_ASYM_CPUCAPACITY SD_ASYM_CPUCAPACITY_FULL/);
 });

@@ -8,6 +8,7 @@ import "./wake/select";
 import { NICE_0_LOAD } from "../sched";
 import { ERA_TRAITS, eraAtLeast, tunableScale } from "../features";
 import type { HookFn } from "../hooks";
+import { updateMisfitStatus } from "./misfit";
 import {
   DO_ATTACH,
   initEntityRunnableAverage,
@@ -364,9 +365,13 @@ export class FairClass implements SchedClass {
   /** pick_next_task_fair + set_next_entity. */
   pickNextTask(rq: Rq): Task | null {
     const cfs = rq.cfs;
-    if (cfs.nrRunning === 0) return null;
+    if (cfs.nrRunning === 0) {
+      updateMisfitStatus(this.k, null, rq);
+      return null;
+    }
     const p = this.policy.pickNext(this.k, cfs);
     if (!p) return null;
+    updateMisfitStatus(this.k, p, rq);
     clearBuddies(cfs, p); // a buddy has to earn the favour again
     if (cfs.curr !== p) {
       removeFromQueue(cfs.queue, p);
@@ -389,6 +394,7 @@ export class FairClass implements SchedClass {
     if (rq.cfs.nrRunning > 1 && this.policy.checkPreemptTick(this.k, rq.cfs, curr)) {
       this.k.reschedCurr(rq);
     }
+    updateMisfitStatus(this.k, curr, rq);
   }
 
   /** check_preempt_wakeup */

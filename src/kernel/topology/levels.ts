@@ -7,6 +7,7 @@ import {
   SD_BALANCE_EXEC,
   SD_BALANCE_FORK,
   SD_BALANCE_NEWIDLE,
+  SD_CLUSTER,
   SD_LOAD_BALANCE,
   SD_NUMA,
   SD_PREFER_SIBLING,
@@ -206,6 +207,44 @@ export function sdInit(era: Era, tlFlags: number, numaDistance: number): (w: num
   };
 }
 
+/**
+ * The CLS level (CONFIG_SCHED_CLUSTER, default y): added to default_topology[] (arm64 and other
+ * generic-topology architectures) and x86_topology[] in v5.16 ("sched: Add cluster scheduler
+ * level in core and related Kconfig for ARM64", "sched: Add cluster scheduler level for x86").
+ * Of our eras: 5.19 and 6.19.
+ */
+export const hasClusterLevel = (era: Era): boolean => eraAtLeast(era, "5.16");
+
+/**
+ * cpu_cluster_flags(): SD_SHARE_PKG_RESOURCES from v5.16; SD_CLUSTER added in v6.8 with the
+ * cluster scan of select_idle_cpu ("sched/fair: Scan cluster before scanning LLC in wake-up
+ * path"; include/linux/sched/topology.h).
+ */
+export function clusterFlags(era: Era): number {
+  return SD_SHARE_PKG_RESOURCES | (eraAtLeast(era, "6.8") ? SD_CLUSTER : 0);
+}
+
+/**
+ * cpu_clustergroup_mask(): the CPUs of this CPU's cluster, which the model takes as the CPUs
+ * sharing its L2 (x86: cpu_l2c_shared_mask; arm64: cluster_sibling, L2 on the A53/A55 boards).
+ * When the cluster spans the whole coregroup (no cache below the LLC, e.g. an L2 that is the
+ * LLC), the SMT mask instead, as drivers/base/arch_topology.c does since v6.0 ("arch_topology:
+ * Limit span of cpu_clustergroup_mask()"), so that CLS degenerates and MC stays. Departure: an
+ * x86 kernel keeps the cluster mask there and names the surviving level CLS instead of MC; the
+ * flags that matter for balancing (SD_SHARE_PKG_RESOURCES) are the same.
+ */
+export function clusterMask(machine: Machine): (cpu: number) => number[] {
+  const cpus = machine.cpus;
+  return (cpu) => {
+    const me = cpus[cpu];
+    const cluster = cpus.filter((c) => c.l2 === me.l2).map((c) => c.id);
+    const coregroup = cpus.filter((c) => c.llc === me.llc);
+    if (coregroup.every((c) => c.l2 === me.l2))
+      return cpus.filter((c) => c.core === me.core).map((c) => c.id);
+    return cluster;
+  };
+}
+
 export function topologyLevels(machine: Machine, era: Era): TopologyLevel[] {
   const cpus = machine.cpus;
   const by = (key: "core" | "llc" | "node") => (cpu: number) =>
@@ -245,8 +284,7 @@ export function topologyLevels(machine: Machine, era: Era): TopologyLevel[] {
     ];
   }
 
-  // x86 topology: SMT, MC, DIE (PKG in 6.x). The 5.16+ cluster level (CLS, L2 sharing) is not
-  // modelled: on these machines it equals SMT or MC and is removed as degenerate.
+  // default_topology / x86_topology: SMT, CLS (5.16+), MC, DIE (PKG in 6.7+).
   const levels: TopologyLevel[] = [
     {
       name: "SMT",
@@ -254,9 +292,19 @@ export function topologyLevels(machine: Machine, era: Era): TopologyLevel[] {
       overlap: false,
       params: sdInit(era, SD_SHARE_CPUCAPACITY | SD_SHARE_PKG_RESOURCES, 0),
     },
+  ];
+  if (hasClusterLevel(era)) {
+    levels.push({
+      name: "CLS",
+      mask: clusterMask(machine),
+      overlap: false,
+      params: sdInit(era, clusterFlags(era), 0),
+    });
+  }
+  levels.push(
     { name: "MC", mask: llc, overlap: false, params: sdInit(era, SD_SHARE_PKG_RESOURCES, 0) },
     { name: ERA_TRAITS[era].pkgLevel, mask: node, overlap: false, params: sdInit(era, 0, 0) },
-  ];
+  );
   // sched_init_numa: one level per distinct distance; 4.19+ adds the identity NODE level first.
   if (ERA_TRAITS[era].family !== "4.x") {
     levels.push({

@@ -16,6 +16,12 @@ export const SD_ASYM_PACKING = 1 << 11;
 export const SD_POWERSAVINGS_BALANCE = 1 << 12; // 2.6.x only
 export const SD_WAKE_IDLE = 1 << 13; // 2.6.x
 export const SD_WAKE_BALANCE = 1 << 14; // 2.6.x
+/** Domain members share a cluster (L2 or LLC tags below the LLC): the CLS level, v6.8+. */
+export const SD_CLUSTER = 1 << 15;
+/** Domain members have different CPU capacities (set by asym_cpu_capacity_level/_classify, v5.0+). */
+export const SD_ASYM_CPUCAPACITY = 1 << 16;
+/** Domain members span every CPU capacity of the system (v5.14+ asym_cpu_capacity_classify). */
+export const SD_ASYM_CPUCAPACITY_FULL = 1 << 17;
 
 export const SD_FLAG_NAMES: ReadonlyArray<[number, string]> = [
   [SD_LOAD_BALANCE, "SD_LOAD_BALANCE"],
@@ -33,14 +39,20 @@ export const SD_FLAG_NAMES: ReadonlyArray<[number, string]> = [
   [SD_POWERSAVINGS_BALANCE, "SD_POWERSAVINGS_BALANCE"],
   [SD_WAKE_IDLE, "SD_WAKE_IDLE"],
   [SD_WAKE_BALANCE, "SD_WAKE_BALANCE"],
+  [SD_CLUSTER, "SD_CLUSTER"],
+  [SD_ASYM_CPUCAPACITY, "SD_ASYM_CPUCAPACITY"],
+  [SD_ASYM_CPUCAPACITY_FULL, "SD_ASYM_CPUCAPACITY_FULL"],
 ];
 
 export function sdFlagNames(flags: number): string[] {
   return SD_FLAG_NAMES.filter(([bit]) => (flags & bit) !== 0).map(([, name]) => name);
 }
 
-/** Topology level names across eras: SIBLING/MC/CPU/NODE in 2.6.x, SMT/MC/DIE/NUMA later, PKG in 6.x. */
-export type SdLevel = "SMT" | "SIBLING" | "MC" | "CPU" | "DIE" | "PKG" | "NODE" | "NUMA";
+/**
+ * Topology level names across eras: SIBLING/MC/CPU/NODE in 2.6.x, SMT/MC/DIE/NUMA later, CLS
+ * (clusters) from 5.16, PKG in 6.x.
+ */
+export type SdLevel = "SMT" | "SIBLING" | "CLS" | "MC" | "CPU" | "DIE" | "PKG" | "NODE" | "NUMA";
 
 /** struct sched_group (+ sched_group_capacity). One instance per group per CPU's domain. */
 export interface SchedGroup {
@@ -104,4 +116,15 @@ export interface DomainTree {
    * offline CPUs).
    */
   cpuCapacity: number[];
+  /**
+   * sd_asym_cpucapacity: the lowest domain with SD_ASYM_CPUCAPACITY (5.0 ... 5.13) or
+   * SD_ASYM_CPUCAPACITY_FULL (5.14+), or null (symmetric machines, eras before 5.0).
+   */
+  sdAsymCpucapacity: (SchedDomain | null)[];
+  /** sd_share_id (6.8+): first CPU of the highest SD_CLUSTER domain, else sd_llc_id. */
+  sdShareId: number[];
+  /** sched_cluster_active (6.8+): some CPU kept a domain with SD_CLUSTER after degeneration. */
+  clusterActive: boolean;
+  /** sched_asym_cpucapacity: some domain was built with SD_ASYM_CPUCAPACITY. */
+  asymCpucapacity: boolean;
 }

@@ -8,6 +8,13 @@
 // *pre-degeneration* child domain (kernel/sched.c v2.6.29: __build_sched_domains calls
 // init_sched_groups_power on every CPU before cpu_attach_domain drops degenerate levels).
 import { hasSmtGain, SMT_GAIN, topologyLevels } from "./levels";
+import {
+  applyAsymFlags,
+  asymCpuCapacityClassify,
+  asymCpuCapacityLevel,
+  hasAsymClassify,
+  hasAsymDetection,
+} from "./asym";
 import { SCHED_CAPACITY_SCALE } from "../sched";
 import type { Machine } from "../../machine/types";
 import { ERA_TRAITS, type Era, eraAtLeast } from "../features";
@@ -16,7 +23,10 @@ import {
   SD_BALANCE_FORK,
   SD_BALANCE_NEWIDLE,
   SD_BALANCE_WAKE,
+  SD_ASYM_CPUCAPACITY,
+  SD_ASYM_CPUCAPACITY_FULL,
   SD_ASYM_PACKING,
+  SD_CLUSTER,
   SD_LOAD_BALANCE,
   SD_NUMA,
   SD_POWERSAVINGS_BALANCE,
@@ -113,13 +123,15 @@ interface DegenerateRules {
 }
 
 function degenerateRules(era: Era): DegenerateRules {
+  // SD_ASYM_CPUCAPACITY joined the need-groups flags with the flag (v4.10); no earlier era sets it.
   const classic =
     SD_LOAD_BALANCE |
     SD_BALANCE_NEWIDLE |
     SD_BALANCE_FORK |
     SD_BALANCE_EXEC |
     SD_SHARE_CPUCAPACITY |
-    SD_SHARE_PKG_RESOURCES;
+    SD_SHARE_PKG_RESOURCES |
+    SD_ASYM_CPUCAPACITY;
   switch (era) {
     case "2.6.29":
       return {
@@ -150,6 +162,9 @@ function degenerateRules(era: Era): DegenerateRules {
         SD_BALANCE_WAKE |
         SD_SHARE_CPUCAPACITY |
         SD_SHARE_PKG_RESOURCES |
+        SD_CLUSTER |
+        SD_ASYM_CPUCAPACITY |
+        SD_ASYM_CPUCAPACITY_FULL |
         SD_SERIALIZE |
         SD_ASYM_PACKING |
         SD_PREFER_SIBLING |
@@ -275,6 +290,12 @@ export function buildSchedDomains(
     throw new Error("buildSchedDomains: online must leave at least one CPU online");
   const levels = topologyLevels(machine, era);
   const lastBalance = opts.nowNs ?? 0;
+  // asym_cpu_capacity_level (5.0 ... 5.13): the one level that gets SD_ASYM_CPUCAPACITY.
+  const asymTl =
+    hasAsymDetection(era) && !hasAsymClassify(era)
+      ? asymCpuCapacityLevel(machine, levels, online)
+      : -1;
+  let hasAsym = false;
 
   // 1. Per-CPU domains at every level, linked child -> parent (build_sched_domain).
   const perLevel: (SchedDomain | null)[][] = levels.map(() =>
@@ -317,6 +338,15 @@ export function buildSchedDomains(
         maxNewidleLbCost: 0,
       };
       if (child) child.parent = sd;
+      if (hasAsymDetection(era)) {
+        const asym = hasAsymClassify(era)
+          ? asymCpuCapacityClassify(machine, span, online)
+          : li === asymTl
+            ? SD_ASYM_CPUCAPACITY
+            : 0;
+        applyAsymFlags(sd, era, asym);
+        if (asym) hasAsym = true;
+      }
       perLevel[li][cpu] = sd;
       levelOf.set(sd, li);
       child = sd;
@@ -491,8 +521,32 @@ export function buildSchedDomains(
     }
     sdNuma[cpu] = domains[cpu].find((d) => d.flags & SD_NUMA) ?? null;
   }
+  // sd_asym_cpucapacity (lowest asymmetric domain), sd_share_id and sched_cluster_active (6.8+).
+  const asymFlag = hasAsymClassify(era) ? SD_ASYM_CPUCAPACITY_FULL : SD_ASYM_CPUCAPACITY;
+  const sdAsymCpucapacity = domains.map((ds) => ds.find((d) => d.flags & asymFlag) ?? null);
+  const sdShareId = [...sdLlcId];
+  let clusterActive = false;
+  for (const cpu of onlineIds) {
+    const cls = domains[cpu].filter((d) => d.flags & SD_CLUSTER).at(-1);
+    if (cls) {
+      sdShareId[cpu] = cls.span[0];
+      clusterActive = true;
+    }
+  }
   const capacities = machine.cpus.map((c) => (online[c.id] ? cpuCapacity(c.id) : c.capacity));
-  return { domains, sdLlc, sdLlcSize, sdLlcId, sdNuma, online: onlineIds, cpuCapacity: capacities };
+  return {
+    domains,
+    sdLlc,
+    sdLlcSize,
+    sdLlcId,
+    sdNuma,
+    online: onlineIds,
+    cpuCapacity: capacities,
+    sdAsymCpucapacity,
+    sdShareId,
+    clusterActive,
+    asymCpucapacity: hasAsym,
+  };
 }
 
 /**

@@ -13,7 +13,13 @@ import { SCHED_CAPACITY_SCALE } from "../../sched";
 import type { SchedCore } from "../../core/api";
 import type { Task } from "../../sched";
 import type { SchedDomain, SchedGroup } from "../../topology/sched_domain";
-import { SD_BALANCE_WAKE, SD_NUMA, SD_POWERSAVINGS_BALANCE } from "../../topology/sched_domain";
+import {
+  SD_ASYM_CPUCAPACITY,
+  SD_BALANCE_WAKE,
+  SD_NUMA,
+  SD_POWERSAVINGS_BALANCE,
+} from "../../topology/sched_domain";
+import { fitsCapacity, taskUtilEst } from "./capacity";
 import { rqLoadWeight2629, sourceLoad, targetLoad } from "../cpu_load";
 import { sgDivCpuPower } from "../lb/v2629";
 import { adjustNumaImbalance } from "../lb/v5x";
@@ -224,6 +230,7 @@ export function schedBalanceSelf(k: SchedCore, p: Task, cpu: number, flag: numbe
 
 const HAS_SPARE = 0;
 const FULLY_BUSY = 1;
+const MISFIT_TASK = 2;
 const IMBALANCED = 4;
 const OVERLOADED = 5;
 
@@ -239,6 +246,10 @@ interface WakeupSgs {
   sumHNrRunning: number;
   idleCpus: number;
   groupType: number;
+  /** group_misfit_task_load: SD_ASYM_CPUCAPACITY and p fits no CPU of the group. */
+  groupMisfit: boolean;
+  /** sgc->max_capacity: the largest capacity_of in the group. */
+  maxCapacity: number;
 }
 
 /** p still contributes to cpu's signals: it last ran there and has been attached (not new). */
@@ -260,7 +271,16 @@ function updateSgWakeupStats(k: SchedCore, sd: SchedDomain, group: SchedGroup, p
     sumHNrRunning: 0,
     idleCpus: 0,
     groupType: HAS_SPARE,
+    groupMisfit: false,
+    maxCapacity: 0,
   };
+  // Asymmetric capacities (5.5+): the task fits no CPU of the group (sgc->max_capacity in 5.x,
+  // per CPU in 6.x: the same without uclamp).
+  const asym = (sd.flags & SD_ASYM_CPUCAPACITY) !== 0;
+  if (asym) {
+    for (const i of group.cpus) s.maxCapacity = Math.max(s.maxCapacity, k.rqs[i].cpuCapacity);
+    s.groupMisfit = !fitsCapacity(taskUtilEst(p), s.maxCapacity);
+  }
   for (const i of group.cpus) {
     const rq = k.rqs[i];
     const avg = rq.cfs.avg;
@@ -296,13 +316,14 @@ function updateSgWakeupStats(k: SchedCore, sd: SchedDomain, group: SchedGroup, p
 /**
  * group_classify(imbalance_pct, group, sgs) as the wakeup path calls it (the same rules as
  * lb/v5x.ts: overloaded / imbalanced / fully_busy / has_spare; 5.7+ also looks at runnable).
- * misfit and asym_packing need capacities the model does not have.
+ * group_misfit_task on SD_ASYM_CPUCAPACITY domains; asym_packing is not modelled.
  */
 function groupClassifyWakeup(pct: number, group: SchedGroup, s: WakeupSgs, late: boolean): number {
   const runnableOver = late && s.groupCapacity * pct < s.groupRunnable * 100;
   if (s.sumNrRunning > s.groupWeight && (s.groupCapacity * 100 < s.groupUtil * pct || runnableOver))
     return OVERLOADED;
   if (group.imbalance) return IMBALANCED;
+  if (s.groupMisfit) return MISFIT_TASK;
   const hasCapacity =
     s.sumNrRunning < s.groupWeight || (!runnableOver && s.groupCapacity * 100 > s.groupUtil * pct);
   return hasCapacity ? HAS_SPARE : FULLY_BUSY;
@@ -318,6 +339,9 @@ function updatePickIdlest(idlest: WakeupSgs, s: WakeupSgs, late: boolean): boole
       return !(idlest.avgLoad <= s.avgLoad);
     case IMBALANCED:
       return false; // not used in the slow wakeup path
+    case MISFIT_TASK:
+      // Select group with the highest max capacity
+      return !(idlest.maxCapacity >= s.maxCapacity);
     case HAS_SPARE:
       if (!late) return !(idlest.idleCpus >= s.idleCpus);
       if (idlest.idleCpus > s.idleCpus) return false;
@@ -345,6 +369,8 @@ export function findIdlestGroup5x(ctx: FindIdlestGroupCtx): SchedGroup | null {
     sumHNrRunning: 0,
     idleCpus: 0,
     groupType: OVERLOADED,
+    groupMisfit: false,
+    maxCapacity: 0,
   };
   for (const group of sd.groups) {
     if (!intersectsAllowed(group.cpus, p)) continue;
@@ -374,6 +400,10 @@ export function findIdlestGroup5x(ctx: FindIdlestGroupCtx): SchedGroup | null {
     }
     case IMBALANCED:
       return null;
+    case MISFIT_TASK:
+      // Select group with the highest max capacity
+      if (localSgs.maxCapacity >= idlestSgs.maxCapacity) return null;
+      break;
     case HAS_SPARE:
       if (sd.flags & SD_NUMA) {
         if (!late) {

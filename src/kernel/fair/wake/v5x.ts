@@ -27,8 +27,11 @@
 //   wakeup needs it rather than from the periodic load balance.
 // - has_idle_cores is set as a CPU goes idle with every SMT sibling idle and cleared by a scan
 //   that finds no idle core, as in the kernel (see WakeState).
-// - Not modelled: EAS, asymmetric capacity, per-CPU kthread stacking, clusters, core scheduling
-//   cookies, delayed dequeue, PF_EXITING.
+// - Clusters (6.8+, sched_cluster_active): the cluster pass of select_idle_cpu and the deferred
+//   prev / recent_used_cpu of another cluster are in cluster.ts.
+// - Asymmetric capacities: 5.6 wake_cap, 5.7+ asym_fits_cpu and select_idle_capacity (capacity.ts).
+// - Not modelled: EAS, per-CPU kthread stacking, core scheduling cookies,
+//   delayed dequeue, PF_EXITING.
 import { eraAtLeast } from "../../features";
 import { SCHED_CAPACITY_SCALE } from "../../sched";
 import { WF_FORK, WF_SYNC, schedIdlePolicyUsed } from "../../sched";
@@ -57,6 +60,8 @@ import {
   type WakeState,
 } from "./common";
 import { findIdlestCpu5x } from "./find_idlest";
+import { clusterGroupCpus, cpusShareResources, scanCluster } from "./cluster";
+import { asymFitsCpu, selectIdleCapacity, syncTaskUtil, taskUtilEst, wakeCap } from "./capacity";
 
 const INT_MAX = 0x7fffffff;
 
@@ -229,6 +234,16 @@ function selectIdleCpu(
   const rqs = k.rqs;
   let idleCpuFound = -1;
   let time = 0;
+  // 6.8+: target's cluster first; its CPUs then leave the LLC pass (st.seen === gen).
+  const cluster = clusterGroupCpus(k, sd);
+  const gen = cluster || hasIdleCore ? st.nextGen() : -1;
+  if (cluster) {
+    const c = scanCluster(k, st, p, cluster, target, thisCpu, hasIdleCore, nr, gen);
+    if (c.result !== null) return c.result;
+    nr = c.nr;
+    idleCpuFound = c.idleCpu;
+    time = c.time;
+  }
   // for_each_cpu_wrap from target (+1 in 5.19+); sd is target's sd_llc, which holds target.
   let idx = late ? st.llcPos[target] + 1 : st.llcPos[target];
   const idleB = st.idle;
@@ -241,7 +256,7 @@ function selectIdleCpu(
     for (let j = 0; j < n; j++, idx++) {
       if (idx === n) idx = 0;
       const cpu = span[idx];
-      if (!allowed[cpu]) continue;
+      if (!allowed[cpu] || (cluster && st.seen[cpu] === gen)) continue;
       if (--nr <= 0) return -1; // !--nr (5.x), --nr <= 0 (6.x): nr only steps down by one
       time += lineNs[level[cpu]];
       // available_idle_cpu || sched_idle_cpu (false everywhere while no task has SCHED_IDLE)
@@ -251,7 +266,6 @@ function selectIdleCpu(
       }
     }
   } else {
-    const gen = st.nextGen();
     for (let j = 0; j < n; j++, idx++) {
       if (idx === n) idx = 0;
       const cpu = span[idx];
@@ -311,12 +325,30 @@ export function selectIdleSibling5x(ctx: SelectIdleSiblingCtx): number {
   const { k, p, prev, target, thisCpu } = ctx;
   const st = wakeState(k);
   const late = st.late519;
-  if (idleOrSchedIdle(k, target)) return target;
-  // If the previous CPU is cache affine and idle, don't be stupid.
-  if (prev !== target && cpusShareCache(k, prev, target) && idleOrSchedIdle(k, prev)) return prev;
+  // 5.7+ on asymmetric systems: each candidate must also fit p's utilization (capacity.ts).
+  const asym = late && k.domains.asymCpucapacity;
+  let util = 0;
+  if (asym) {
+    syncTaskUtil(k, p);
+    util = taskUtilEst(p);
+  }
+  if (idleOrSchedIdle(k, target) && (!asym || asymFitsCpu(k, util, target))) return target;
+  // If the previous CPU is cache affine and idle, don't be stupid (6.8+ with clusters: only in
+  // target's cluster; an idle prev elsewhere in the LLC waits for the scan to find nothing).
+  const clusters = k.domains.clusterActive;
+  let prevAff = -1;
+  if (
+    prev !== target &&
+    cpusShareCache(k, prev, target) &&
+    idleOrSchedIdle(k, prev) &&
+    (!asym || asymFitsCpu(k, util, prev))
+  ) {
+    if (!clusters || cpusShareResources(k, prev, target)) return prev;
+    prevAff = prev;
+  }
   // Check a recently used CPU as a potential idle candidate (replaced by prev: 5.12+ always,
   // 5.6 only when it is used).
-  const recent = st.recentUsedCpu(p);
+  let recent = st.recentUsedCpu(p);
   if (late) st.setRecentUsedCpu(p, prev);
   if (
     recent >= 0 &&
@@ -324,10 +356,20 @@ export function selectIdleSibling5x(ctx: SelectIdleSiblingCtx): number {
     recent !== target &&
     cpusShareCache(k, recent, target) &&
     idleOrSchedIdle(k, recent) &&
-    p.cpusAllowed[recent]
+    p.cpusAllowed[recent] &&
+    (!asym || asymFitsCpu(k, util, recent))
   ) {
     if (!late) st.setRecentUsedCpu(p, prev);
-    return st.noteSis("recent_used", recent);
+    if (!clusters || cpusShareResources(k, recent, target))
+      return st.noteSis("recent_used", recent);
+  } else recent = -1;
+  // For asymmetric CPU capacity systems, the domain of interest is sd_asym_cpucapacity.
+  if (asym) {
+    const sda = k.domains.sdAsymCpucapacity[target];
+    if (sda) {
+      const c = selectIdleCapacity(k, p, sda, target);
+      return c >= 0 ? st.noteSis("idle_capacity", c) : target;
+    }
   }
   const sd = k.domains.sdLlc[target];
   if (!sd) return target;
@@ -352,7 +394,11 @@ export function selectIdleSibling5x(ctx: SelectIdleSiblingCtx): number {
     }
   }
   i = selectIdleCpu(k, st, p, sd, hasIdleCore, target, thisCpu);
-  return i >= 0 ? i : target;
+  if (i >= 0) return i;
+  // Clusters: prev, then recent_used_cpu, when no idle CPU was found (both -1 otherwise).
+  if (prevAff >= 0) return prevAff;
+  if (recent >= 0) return st.noteSis("recent_used", recent);
+  return target;
 }
 
 /** select_task_rq_fair (5.6 / 5.19 / 6.19). */
@@ -369,6 +415,7 @@ export function selectTaskRqFair5x(ctx: SelectTaskRqCtx): number {
   if (wake) {
     wantAffine =
       !st.wakeWide({ k, p, waker: current, factor: k.domains.sdLlcSize[cpu] }) &&
+      (st.late519 || !wakeCap(k, p, cpu, prevCpu)) &&
       p.cpusAllowed[cpu] === 1;
   } else if (wakeFlags & WF_FORK) {
     st.setRecentUsedCpu(p, prevCpu); // wake_up_new_task: p->recent_used_cpu = task_cpu(p)

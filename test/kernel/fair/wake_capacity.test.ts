@@ -1,0 +1,102 @@
+// Wakeups on a big.LITTLE machine: a task too big for a little CPU is woken onto an idle big CPU
+// from 5.6 (wake_cap, then the slow path over the SD_BALANCE_WAKE domains) and from 5.7
+// (select_idle_capacity over sd_asym_cpucapacity); 4.8 has no capacity awareness and keeps the
+// idle prev. A small task stays where it was.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { buildKernel } from "../../../src/experiment/run";
+import { machineBuilder } from "../../../src/machine/builder";
+import { run, wait, wake } from "../../../src/kernel/ops";
+import type { Era } from "../../../src/kernel/features";
+import type { Kernel } from "../../../src/kernel/core/core";
+import type { Task } from "../../../src/kernel/sched";
+import { fitsCapacity } from "../../../src/kernel/fair/wake/capacity";
+
+// 4 little CPUs (capacity 462) and 4 big ones, an L2 per cluster and no L3.
+const bigLittle = () =>
+  machineBuilder()
+    .name("bl")
+    .cores(8)
+    .l2SharedBy(4)
+    .llc("l2")
+    .numbering("core-major")
+    .capacities([462, 462, 462, 462, 1024, 1024, 1024, 1024])
+    .build();
+
+function kernel(era: Era): Kernel {
+  const m = bigLittle();
+  return buildKernel({ machine: m, online: m.online, era, patches: [], seed: "t", trace: false });
+}
+
+/** A task on little cpu1 that runs `runNs`, then sleeps until a waker pinned to cpu0 wakes it. */
+function scenario(k: Kernel, runNs: number): Task {
+  const t = k.spawn({
+    comm: "task",
+    cpu: 1,
+    program: function* () {
+      yield run(runNs);
+      for (;;) yield wait();
+    },
+  });
+  k.spawn({
+    comm: "waker",
+    cpu: 0,
+    cpus: [0],
+    program: function* () {
+      yield run(104_000_000); // ~230 ms on the little cpu0
+      yield wake(t.pid, false);
+      yield run(Infinity);
+    },
+  });
+  return t;
+}
+
+test("fits_capacity: util must stay below ~80% of the capacity", () => {
+  assert.equal(fitsCapacity(369, 462), true);
+  assert.equal(fitsCapacity(370, 462), false);
+  assert.equal(fitsCapacity(819, 1024), true);
+  assert.equal(fitsCapacity(820, 1024), false);
+});
+
+test("a task too big for the little CPUs is woken on a big CPU from 5.6; 4.8 keeps its idle prev", () => {
+  for (const era of ["4.8", "5.6", "5.19", "6.19"] as Era[]) {
+    const k = kernel(era);
+    // 100 ms of work takes ~222 ms at capacity 462 (the model runs a CPU at capacity / 1024)
+    const t = scenario(k, 100_000_000);
+    k.runUntil(228_000_000);
+    assert.equal(t.cpu, 1, `${era}: ran on its little CPU`);
+    assert.equal(k.rqs[1].curr, null, `${era}: and sleeps when woken`);
+    assert.ok(t.se.avg.utilAvg > 0.8 * 462, `${era}: util ${t.se.avg.utilAvg} does not fit 462`);
+    k.runUntil(240_000_000);
+    if (era === "4.8") assert.equal(t.cpu, 1, era);
+    else assert.ok(t.cpu >= 4, `${era}: woken on big cpu${t.cpu}`);
+  }
+});
+
+test("a small task is woken on its idle little prev in every era", () => {
+  for (const era of ["5.6", "5.19", "6.19"] as Era[]) {
+    const k = kernel(era);
+    const t = scenario(k, 2_000_000);
+    k.runUntil(240_000_000);
+    assert.equal(t.cpu, 1, era);
+  }
+});
+
+test("with three of four big CPUs busy, the big task still goes to the idle big CPU (5.6: group_misfit_task in find_idlest_group)", () => {
+  for (const era of ["5.6", "5.19", "6.19"] as Era[]) {
+    const k = kernel(era);
+    for (const cpu of [4, 5, 6])
+      k.spawn({
+        comm: `hog${cpu}`,
+        cpu,
+        cpus: [cpu],
+        program: function* () {
+          yield run(Infinity);
+        },
+      });
+    const t = scenario(k, 100_000_000);
+    k.runUntil(240_000_000);
+    // 5.6 without the misfit type would keep it in the little cluster (3 idle CPUs against 1).
+    assert.equal(t.cpu, 7, era);
+  }
+});
