@@ -37,6 +37,9 @@ export function checkInvariants(k: SchedCore): void {
       throw new Error(
         `invariant: cpu${rq.cpu} cfs tree holds ${nr}, nr_running ${rq.cfs.nrRunning}`,
       );
+    nr = rq.cfs.queue.reduce((n, t) => n + (t.se.schedDelayed ? 1 : 0), 0);
+    if (nr !== rq.cfs.hNrDelayed)
+      throw new Error(`invariant: cpu${rq.cpu} holds ${nr} delayed, counts ${rq.cfs.hNrDelayed}`);
   }
   for (const p of k.tasks) {
     if (p.state === TASK_DEAD) continue;
