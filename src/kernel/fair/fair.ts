@@ -327,6 +327,7 @@ export class FairClass implements SchedClass {
       this.requeueDelayed(rq, p);
       return;
     }
+    if (this.lastPut === p) this.lastPut = null;
     if (cfs.curr === p) this.updateCurr(rq);
     this.updateLoad(rq, p, DO_ATTACH);
     if (this.runnableLoad48) {
@@ -424,7 +425,15 @@ export class FairClass implements SchedClass {
       insertByVruntime(cfs.queue, p);
     }
     cfs.curr = null;
+    this.lastPut = p;
   }
+
+  /**
+   * The entity put back by the last put_prev_task, until a requeue (sched_change's
+   * dequeue/enqueue, which ends in set_next_task) or the next pick: a pick of it that finds it
+   * still rq->curr is put_prev_set_next_task's prev == next, with no set_next_entity.
+   */
+  private lastPut: Task | null = null;
 
   /** pick_next_task_fair + set_next_entity. */
   pickNextTask(rq: Rq): Task | null {
@@ -432,6 +441,8 @@ export class FairClass implements SchedClass {
     if (cfs.nrRunning === 0) return null;
     let p = this.policy.pickNext(this.k, cfs);
     while (p?.se.schedDelayed) p = this.dequeueDelayedAndRepick(rq, p);
+    const samePrev = p !== null && p === rq.curr && p === this.lastPut;
+    this.lastPut = null;
     if (!p) return null;
     clearBuddies(cfs, p); // a buddy has to earn the favour again
     if (cfs.curr !== p) {
@@ -439,7 +450,7 @@ export class FairClass implements SchedClass {
       this.updateLoad(rq, p);
       cfs.curr = p;
       // put_prev_set_next_task: no set_next_entity when prev (rq->curr here) is picked again
-      if (p !== rq.curr) this.policy.onSetNext?.(this.k, cfs, p);
+      if (!samePrev) this.policy.onSetNext?.(this.k, cfs, p);
       if (this.pickMovesToFront && cfs.tasks[0] !== p) {
         removeFromQueue(cfs.tasks, p);
         cfs.tasks.unshift(p);
