@@ -54,6 +54,7 @@ export { hookNames, hookDescription, type HookName, type HookTypes } from "./ker
 export { HOOK_DOCS, hookDoc, type HookDoc, type HookEraDoc } from "./kernel/hook_docs";
 export { hookHelpText } from "./kernel/hook_docs_text";
 export { ERAS, eraDefaults, type Era, type Features, type Tunables } from "./kernel/features";
+export { avgVruntime, cfsRqMinSlice, entityEligible } from "./kernel/fair/eevdf";
 export {
   preset,
   presetNames,
@@ -137,6 +138,7 @@ export {
   yieldCpu,
   setNice,
   setPolicy,
+  setSlice,
   setAffinity,
   call,
   exit,

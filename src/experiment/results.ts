@@ -113,9 +113,9 @@ export class Results {
    * Prints:
    * ```text
    * variant baseline, iteration 0, seed 1#0, 0.1 s simulated, 410 events
-   * era 6.19: the fair class runs EEVDF (avg_vruntime, lag placement, virtual deadlines, RUN_TO_PARITY, base_slice); DELAY_DEQUEUE, per-task slices (PREEMPT_SHORT) and hrtick of the v6.19 kernel are not modelled
-   * context switches: 37 (370/s)
-   *   voluntary 0 (nvcsw), involuntary 33 (nivcsw), out of idle 4
+   * era 6.19: the fair class runs EEVDF (avg_vruntime, lag placement, virtual deadlines, RUN_TO_PARITY to the shortest queued slice, DELAY_DEQUEUE with DELAY_ZERO, per-task slices with PREEMPT_SHORT, lag-keeping reweight); not modelled: HRTICK (off by default in v6.19), cgroups, and the balancer's view of delayed tasks (it counts them as runnable and may move them)
+   * context switches: 38 (380/s)
+   *   voluntary 0 (nvcsw), involuntary 34 (nivcsw), out of idle 4
    * wakeup preemptions: 0 (0.0/s)
    * migrations by reason:
    *   load_balance                          1        10.0/s

@@ -107,11 +107,11 @@ export function eraAtLeast(era: Era, since: string): boolean {
 /**
  * What an era's fair class runs in the model when it differs from the real kernel's, as one line
  * for explain output and `schedlab domains`; null when they agree. v6.6+ eras run EEVDF
- * (fair/eevdf.ts) without the v6.12 additions listed here.
+ * (fair/eevdf.ts, docs/eevdf.md); what is left out is listed here.
  */
 export function fairPolicyNote(era: Era): string | null {
   if (!eraAtLeast(era, "6.6")) return null;
-  return `era ${era}: the fair class runs EEVDF (avg_vruntime, lag placement, virtual deadlines, RUN_TO_PARITY, base_slice); DELAY_DEQUEUE, per-task slices (PREEMPT_SHORT) and hrtick of the v${era} kernel are not modelled`;
+  return `era ${era}: the fair class runs EEVDF (avg_vruntime, lag placement, virtual deadlines, RUN_TO_PARITY to the shortest queued slice, DELAY_DEQUEUE with DELAY_ZERO, per-task slices with PREEMPT_SHORT, lag-keeping reweight); not modelled: HRTICK (off by default in v${era}), cgroups, and the balancer's view of delayed tasks (it counts them as runnable and may move them)`;
 }
 
 /** sysctl_sched_* and friends, in nanoseconds where they are times (unscaled base values). */
@@ -249,6 +249,21 @@ export const FEATURES = {
   PICK_BUDDY: {
     default: from("6.19"),
     why: "EEVDF: an eligible next buddy is picked before the earliest deadline",
+  },
+  PREEMPT_SHORT: {
+    // v6.12, 85e511df3cec "sched/eevdf: Allow shorter slices to wakeup-preempt"
+    default: from("6.19"),
+    why: "EEVDF (v6.12+): a wakee with a shorter slice than curr is picked without curr's slice protection, so it can preempt",
+  },
+  DELAY_DEQUEUE: {
+    // v6.12, 152e11f6df29 "sched/fair: Implement delayed dequeue"
+    default: from("6.19"),
+    why: "EEVDF (v6.12+): a sleeper with negative lag stays queued (sched_delayed) until picked or woken, burning off its lag",
+  },
+  DELAY_ZERO: {
+    // v6.12, 54a58a787791 "sched/fair: Implement DELAY_ZERO"
+    default: from("6.19"),
+    why: "EEVDF (v6.12+): the lag of a delayed entity is clipped to 0 when it is finally dequeued or woken",
   },
   NEWIDLE: {
     default: true,

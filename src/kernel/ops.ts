@@ -17,7 +17,8 @@ export type OpName =
   | "affinity"
   | "call"
   | "fork"
-  | "exit";
+  | "exit"
+  | "slice";
 
 export const OP_RUN = 0;
 export const OP_SLEEP = 1;
@@ -32,6 +33,7 @@ export const OP_AFFINITY = 9;
 export const OP_CALL = 10;
 export const OP_EXIT = 11;
 export const OP_FORK = 12;
+export const OP_SLICE = 13;
 
 const KIND: Record<OpName, number> = {
   run: OP_RUN,
@@ -47,6 +49,7 @@ const KIND: Record<OpName, number> = {
   call: OP_CALL,
   fork: OP_FORK,
   exit: OP_EXIT,
+  slice: OP_SLICE,
 };
 
 /**
@@ -136,6 +139,16 @@ export const setPolicy = (policy: Policy, rtPriority = 0): Op => {
   o.rtPriority = rtPriority;
   return o;
 };
+/**
+ * Set this task's slice (sched_setattr with sched_attr.sched_runtime = `ns`, v6.12+): a fair
+ * task's request size, clamped to 0.1-100 ms; 0 returns to the base slice. Eras before 6.12
+ * ignore sched_runtime for fair tasks, so there it only costs the system call.
+ */
+export const setSlice = (ns: number): Op => {
+  const o = new Op("slice", OP_SLICE);
+  o.ns = ns;
+  return o;
+};
 /** Change the CPUs this task may run on (sched_setaffinity). */
 export const setAffinity = (cpus: number[]): Op => {
   const o = new Op("affinity", OP_AFFINITY);
@@ -169,6 +182,8 @@ export interface SpawnSpec {
   /** Start on this CPU instead of fork placement. */
   cpu?: number;
   workingSetBytes?: number;
+  /** sched_attr.sched_runtime in ns (v6.12+: the task's slice, clamped to 0.1-100 ms; see setSlice). */
+  slice?: number;
 }
 
 /**
@@ -187,6 +202,8 @@ export interface ForkSpec {
   /** Start on this CPU instead of fork placement (select_task_rq with SD_BALANCE_FORK). */
   cpu?: number;
   workingSetBytes?: number;
+  /** sched_attr.sched_runtime in ns (v6.12+: the child's slice; see setSlice). */
+  slice?: number;
 }
 
 export type { TaskApi } from "./sched";

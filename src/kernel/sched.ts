@@ -58,6 +58,9 @@ export const WF_EXEC = 0x20;
  */
 export const DEQUEUE_SLEEP = 0x01;
 export const DEQUEUE_MIGRATING = 0x02;
+/** DEQUEUE_DELAYED / ENQUEUE_DELAYED (v6.12, sched.h 0x200): the deferred dequeue of a delayed entity, its wakeup. */
+export const DEQUEUE_DELAYED = 0x200;
+export const ENQUEUE_DELAYED = 0x200;
 
 export const ENQUEUE_WAKEUP = 0x01;
 export const ENQUEUE_MIGRATED = 0x02;
@@ -182,6 +185,10 @@ export class SchedEntity {
   vprot = 0;
   /** The deadline is kept relative to vruntime across a non-sleep dequeue (PLACE_REL_DEADLINE). */
   relDeadline = false;
+  /** se->sched_delayed (v6.12 DELAY_DEQUEUE): asleep but still queued until picked or woken. */
+  schedDelayed = false;
+  /** se->custom_slice (v6.12): slice set by sched_attr.sched_runtime, not the base slice. */
+  customSlice = false;
   /** PELT averages (sched_avg). */
   avg: SchedAvg = createSchedAvg();
 }
@@ -331,6 +338,8 @@ export class CfsRq {
   curr: Task | null = null;
   nrRunning = 0;
   hNrRunning = 0;
+  /** Queued entities that are sched_delayed (v6.12+): h_nr_queued - h_nr_runnable (v6.14 names). */
+  hNrDelayed = 0;
   /** load.weight: sum of weights of queued entities including curr. */
   loadWeight = 0;
   minVruntime = 0;
@@ -516,8 +525,13 @@ export interface SchedClass {
   readonly name: ClassName;
   /** enqueue_task: put p on rq. Callers: activate_task, sched_setscheduler (core). */
   enqueueTask(rq: Rq, p: Task, flags: number): void;
-  /** dequeue_task: take p off rq. Callers: deactivate_task, sched_setscheduler (core). */
-  dequeueTask(rq: Rq, p: Task, flags: number): void;
+  /**
+   * dequeue_task: take p off rq. Callers: deactivate_task, sched_setscheduler (core). Returns
+   * false when the class keeps p queued (fair's DELAY_DEQUEUE, v6.12+).
+   */
+  dequeueTask(rq: Rq, p: Task, flags: number): boolean;
+  /** reweight_task: p's weight changed from oldWeight while it was dequeued. Optional. */
+  reweightTask?(rq: Rq, p: Task, oldWeight: number): void;
   /** yield_task: sched_yield(). Caller: the yield op (core/exec.ts). Optional. */
   yieldTask?(rq: Rq, p: Task): void;
   /**

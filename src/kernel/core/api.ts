@@ -94,8 +94,8 @@ export interface SchedCore {
   lbTask(p: Task): LbTask;
   /** enqueue_task. */
   enqueueTask(rq: Rq, p: Task, flags: number): void;
-  /** dequeue_task. */
-  dequeueTask(rq: Rq, p: Task, flags: number): void;
+  /** dequeue_task; false when the class keeps p queued (DELAY_DEQUEUE). */
+  dequeueTask(rq: Rq, p: Task, flags: number): boolean;
   /** activate_task. */
   activateTask(rq: Rq, p: Task, flags: number): void;
   /** deactivate_task. */

@@ -264,10 +264,11 @@ export class Kernel implements SchedCore {
     if (++rq.nrRunning === 2) this.nrOverloaded++;
   }
 
-  /** dequeue_task */
-  dequeueTask(rq: Rq, p: Task, flags: number): void {
-    this.classFor(p).dequeueTask(rq, p, flags);
+  /** dequeue_task; false when fair keeps p queued (DELAY_DEQUEUE, v6.12: nr_running unchanged) */
+  dequeueTask(rq: Rq, p: Task, flags: number): boolean {
+    if (!this.classFor(p).dequeueTask(rq, p, flags)) return false;
     if (rq.nrRunning-- === 2) this.nrOverloaded--;
+    return true;
   }
 
   /** activate_task */
@@ -277,10 +278,9 @@ export class Kernel implements SchedCore {
     p.lastStateChange = this.now;
   }
 
-  /** deactivate_task */
+  /** deactivate_task (block_task: p->on_rq stays set while its dequeue is delayed) */
   deactivateTask(rq: Rq, p: Task, flags: number): void {
-    this.dequeueTask(rq, p, flags);
-    p.onRq = 0;
+    if (this.dequeueTask(rq, p, flags)) p.onRq = 0;
   }
 
   /** check_preempt_curr of a wakeup: the wakee's class decides; counts wakeup preemptions. */

@@ -9,7 +9,7 @@ import type { Machine } from "../../machine/types";
 import { TASK_DEAD, TASK_INTERRUPTIBLE } from "../sched";
 import { tryToWakeUp } from "./ttwu";
 import { POLICIES } from "../prio";
-import { changeScheduling } from "./setscheduler";
+import { changeScheduling, customSlices } from "./setscheduler";
 import { eraAtLeast } from "../features";
 import {
   OP_AFFINITY,
@@ -22,6 +22,7 @@ import {
   OP_RUN,
   OP_SEND,
   OP_SLEEP,
+  OP_SLICE,
   OP_WAIT,
   OP_WAKE,
   OP_YIELD,
@@ -217,6 +218,15 @@ export function continueTask(k: SchedCore, rq: Rq, p: Task): void {
         p.segOverheadNs += costs.syscallNs;
         return begin(k, rq, p);
       }
+      case OP_SLICE: {
+        if (!(op.ns >= 0 && Number.isFinite(op.ns)))
+          throw badOp(p, "slice", op.ns, "a number of ns >= 0 (0 = the base slice)");
+        p.op = null;
+        if (customSlices(k) && p.schedClass === "fair")
+          changeScheduling(k, p, p.policy, p.nice, p.rtPriority, op.ns);
+        p.segOverheadNs += costs.syscallNs;
+        return begin(k, rq, p);
+      }
       case OP_AFFINITY: {
         p.op = null;
         p.setAffinity(op.cpus!);
@@ -252,6 +262,7 @@ export function continueTask(k: SchedCore, rq: Rq, p: Task): void {
           cpus: c.cpus,
           cpu: c.cpu,
           workingSetBytes: c.workingSetBytes,
+          slice: c.slice,
         });
         p.opResult = child.pid;
         p.segOverheadNs += costs.syscallNs;

@@ -6,6 +6,8 @@ import type { Program, TaskApi } from "../ops";
 import { isRtPolicy, setSchedParams } from "../prio";
 import { Task, TASK_INTERRUPTIBLE } from "../sched";
 import { wakeUpNewTask } from "./ttwu";
+import { customSlices } from "./setscheduler";
+import { setCustomSlice } from "../fair/eevdf";
 
 /** fork + wake_up_new_task of a user task. */
 export function spawnTask(k: SchedCore, spec: SpawnSpec): Task {
@@ -14,6 +16,12 @@ export function spawnTask(k: SchedCore, spec: SpawnSpec): Task {
   setSchedParams(p, policy, spec.nice ?? 0, isRtPolicy(policy) ? (spec.rtPriority ?? 1) : 0);
   if (spec.cpus) p.setAffinity(spec.cpus);
   p.workingSetBytes = spec.workingSetBytes ?? 0;
+  if (spec.slice !== undefined) {
+    if (!(spec.slice >= 0 && Number.isFinite(spec.slice)))
+      throw new Error(`spawn ${spec.comm}: slice must be a number of ns >= 0 (got ${spec.slice})`);
+    // sched_setattr(sched_runtime) before the first enqueue; ignored for fair tasks before 6.12
+    if (customSlices(k) && p.schedClass === "fair") setCustomSlice(k, p, spec.slice);
+  }
   k.classFor(p).taskFork?.(p);
   if (spec.cpu !== undefined) {
     if (!k.rqs[spec.cpu]?.online)

@@ -37,6 +37,9 @@ export function checkInvariants(k: SchedCore): void {
       throw new Error(
         `invariant: cpu${rq.cpu} cfs tree holds ${nr}, nr_running ${rq.cfs.nrRunning}`,
       );
+    nr = rq.cfs.queue.reduce((n, t) => n + (t.se.schedDelayed ? 1 : 0), 0);
+    if (nr !== rq.cfs.hNrDelayed)
+      throw new Error(`invariant: cpu${rq.cpu} holds ${nr} delayed, counts ${rq.cfs.hNrDelayed}`);
   }
   for (const p of k.tasks) {
     if (p.state === TASK_DEAD) continue;
@@ -47,7 +50,11 @@ export function checkInvariants(k: SchedCore): void {
       throw new Error(
         `invariant: ${p.comm}/${p.pid} is lost (not queued, not waking, not sleeping)`,
       );
-    if (queued && blocked) throw new Error(`invariant: ${p.comm}/${p.pid} is queued but sleeping`);
+    // a sleeper whose dequeue is delayed (DELAY_DEQUEUE, v6.12) is queued and sleeping, and only it
+    if (queued && blocked !== p.se.schedDelayed)
+      throw new Error(
+        `invariant: ${p.comm}/${p.pid} is queued ${blocked ? "but sleeping" : "and running"} with sched_delayed ${p.se.schedDelayed}`,
+      );
   }
   checkTimeAndState(k);
   const overloaded = k.rqs.filter((rq) => rq.nrRunning >= 2).length;

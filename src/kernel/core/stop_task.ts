@@ -21,8 +21,9 @@ export class StopClass implements SchedClass {
     rq.stopQueued = true;
   }
 
-  dequeueTask(rq: Rq): void {
+  dequeueTask(rq: Rq): boolean {
     rq.stopQueued = false;
+    return true;
   }
 
   /** check_preempt_curr_stop: nothing preempts the stopper; the stopper preempts everything. */
@@ -52,7 +53,9 @@ export class IdleClass implements SchedClass {
   readonly name = "idle";
   constructor(private readonly clock: { readonly now: number }) {}
   enqueueTask(): void {}
-  dequeueTask(): void {}
+  dequeueTask(): boolean {
+    return true;
+  }
   checkPreemptCurr(): void {}
   pickNextTask(): Task | null {
     return null;

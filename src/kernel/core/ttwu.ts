@@ -6,7 +6,10 @@ import type { Rq } from "../sched";
 import type { Task } from "../sched";
 import { TASK_RUNNING } from "../sched";
 import {
+  DEQUEUE_DELAYED,
+  DEQUEUE_SLEEP,
   ENQUEUE_INITIAL,
+  ENQUEUE_DELAYED,
   ENQUEUE_WAKEUP,
   WF_FORK,
   WF_MIGRATED,
@@ -191,10 +194,7 @@ export function tryToWakeUp(
   if (v58) {
     // ttwu_runnable: still queued (it set its state but has not reached __schedule's dequeue):
     // under task_rq's lock, check_preempt_curr unless it runs, then TASK_RUNNING. No migration.
-    if (p.onRq) {
-      ttwuRunnable(k, p, wakerCpu);
-      return true;
-    }
+    if (p.onRq && ttwuRunnable(k, p, wakerCpu)) return true;
     p.state = TASK_RUNNING; // TASK_WAKING: nobody else may wake it now
     const t = k.now + k.chargeNs;
     if (p.onCpuUntil > t && p.cpu !== wakerCpu && wakerCpu >= 0) {
@@ -222,14 +222,34 @@ export function tryToWakeUp(
   return true;
 }
 
-/** ttwu_runnable (v5.8+; ttwu_remote before): p is still on its runqueue. */
-function ttwuRunnable(k: SchedCore, p: Task, wakerCpu: number): void {
+/**
+ * ttwu_runnable (v5.8+; ttwu_remote before): p is still on its runqueue. A delayed sleeper
+ * (DELAY_DEQUEUE, v6.12) is requeued where it slept, or, when that CPU runs others and p may
+ * run elsewhere, dequeued for good so the wakeup goes on to select_task_rq (Mike Galbraith,
+ * "sched/fair: Dequeue sched_delayed tasks when waking to a busy CPU", d68803506ffb, v6.12-rc7).
+ * Returns false in that last case.
+ */
+function ttwuRunnable(k: SchedCore, p: Task, wakerCpu: number): boolean {
   const rq = k.rqs[p.cpu];
-  bump(k.counters.wakePath, "runnable");
   lockRq(k, rq, wakerCpu, "ttwu_runnable");
+  if (p.se.schedDelayed) {
+    if (rq.nrRunning > 1 && p.nrCpusAllowed > 1) {
+      bump(k.counters.wakePath, "delayed_dequeue");
+      k.dequeueTask(rq, p, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
+      p.onRq = 0; // __block_task
+      unlockRq(k, rq);
+      return false;
+    }
+    // ENQUEUE_DELAYED adds nothing to nr_running: p never left
+    bump(k.counters.wakePath, "delayed_requeue");
+    p.stats.sleepNs += k.now - p.lastStateChange;
+    p.lastStateChange = k.now;
+    k.classFor(p).enqueueTask(rq, p, ENQUEUE_DELAYED);
+  } else bump(k.counters.wakePath, "runnable");
   if (rq.curr !== p) k.checkPreemptCurr(rq, p);
   p.state = TASK_RUNNING; // ttwu_do_wakeup
   unlockRq(k, rq);
+  return true;
 }
 
 /**

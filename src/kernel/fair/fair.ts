@@ -1,6 +1,13 @@
 // The fair class (kernel/sched/fair.c): CFS runqueue maintenance, vruntime accounting,
 // slices and preemption. The pick policy is pluggable (CFS now; EEVDF later) through FairPolicy.
-import { DEQUEUE_SLEEP, ENQUEUE_INITIAL, ENQUEUE_WAKEUP } from "../sched";
+import {
+  DEQUEUE_DELAYED,
+  DEQUEUE_SLEEP,
+  ENQUEUE_DELAYED,
+  ENQUEUE_INITIAL,
+  ENQUEUE_WAKEUP,
+  TASK_DEAD,
+} from "../sched";
 import type { SchedCore } from "../core/api";
 import { recordWakeupLag } from "../counters";
 import type { CfsRq, Rq, SchedClass, Task } from "../sched";
@@ -32,6 +39,12 @@ export interface FairPolicy {
   readonly placesEveryEnqueue?: boolean;
   /** dequeue_entity's lag bookkeeping, before the entity leaves the queue. */
   onDequeue?(k: SchedCore, cfs: CfsRq, p: Task, sleep: boolean): void;
+  /** dequeue_entity(DEQUEUE_SLEEP): keep the sleeper queued instead (DELAY_DEQUEUE, v6.12)? */
+  delayDequeue?(k: SchedCore, cfs: CfsRq, p: Task): boolean;
+  /** update_entity_lag (requeue_delayed_entity's DELAY_ZERO test). */
+  updateLag?(k: SchedCore, cfs: CfsRq, p: Task): void;
+  /** reweight_entity of a dequeued entity whose weight went from oldWeight to se.weight. */
+  reweight?(k: SchedCore, p: Task, oldWeight: number): void;
   /** update_curr's tail after vruntime moved (EEVDF: update_deadline). */
   afterUpdateCurr?(k: SchedCore, rq: Rq, curr: Task): void;
   /** set_next_entity's tail when p becomes curr (EEVDF: set_protect_slice). */
@@ -312,6 +325,11 @@ export class FairClass implements SchedClass {
 
   enqueueTask(rq: Rq, p: Task, flags: number): void {
     const cfs = rq.cfs;
+    if (flags & ENQUEUE_DELAYED) {
+      this.requeueDelayed(rq, p);
+      return;
+    }
+    if (this.lastPut === p) this.lastPut = null;
     if (cfs.curr === p) this.updateCurr(rq);
     this.updateLoad(rq, p, DO_ATTACH);
     if (this.runnableLoad48) {
@@ -331,12 +349,50 @@ export class FairClass implements SchedClass {
     cfs.hNrRunning++;
     cfs.loadWeight += p.se.weight;
     if (cfs.curr !== p) insertByVruntime(cfs.queue, p);
+    if (p.se.schedDelayed) cfs.hNrDelayed++; // a delayed entity moved or requeued stays delayed
     updateMinVruntime(cfs);
   }
 
-  dequeueTask(rq: Rq, p: Task, flags: number): void {
+  /**
+   * requeue_delayed_entity (v6.12, ENQUEUE_DELAYED): a wakeup finds p still queued. With
+   * DELAY_ZERO an entity that has earned positive lag is placed again at V with none.
+   */
+  private requeueDelayed(rq: Rq, p: Task): void {
+    const cfs = rq.cfs;
+    const se = p.se;
+    if (this.k.features.DELAY_ZERO && this.policy.updateLag) {
+      this.policy.updateLag(this.k, cfs, p);
+      if (se.vlag > 0) {
+        cfs.nrRunning--;
+        if (cfs.curr !== p) removeFromQueue(cfs.queue, p);
+        se.vlag = 0;
+        this.policy.placeEntity(this.k, cfs, p, false);
+        if (cfs.curr !== p) insertByVruntime(cfs.queue, p);
+        cfs.nrRunning++;
+      }
+    }
+    this.updateLoad(rq, p);
+    se.schedDelayed = false;
+    cfs.hNrDelayed--;
+    updateMinVruntime(cfs);
+  }
+
+  dequeueTask(rq: Rq, p: Task, flags: number): boolean {
     const cfs = rq.cfs;
     if (cfs.curr === p) this.updateCurr(rq);
+    // dequeue_entity (v6.12): a sleeper that is not eligible stays queued, sched_delayed; a
+    // dying task is a special state that never is (DEQUEUE_SPECIAL)
+    if (
+      (flags & (DEQUEUE_SLEEP | DEQUEUE_DELAYED)) === DEQUEUE_SLEEP &&
+      p.state !== TASK_DEAD &&
+      this.policy.delayDequeue?.(this.k, cfs, p)
+    ) {
+      clearBuddies(cfs, p);
+      this.updateLoad(rq, p);
+      p.se.schedDelayed = true;
+      cfs.hNrDelayed++;
+      return false;
+    }
     this.policy.onDequeue?.(this.k, cfs, p, (flags & DEQUEUE_SLEEP) !== 0);
     if (cfs.curr !== p) removeFromQueue(cfs.queue, p);
     this.updateLoad(rq, p);
@@ -347,7 +403,21 @@ export class FairClass implements SchedClass {
     cfs.nrRunning--;
     cfs.hNrRunning--;
     cfs.loadWeight -= p.se.weight;
+    if (p.se.schedDelayed) {
+      cfs.hNrDelayed--;
+      if (flags & DEQUEUE_DELAYED) {
+        // finish_delayed_dequeue_entity: DELAY_ZERO keeps no positive lag for the next wakeup
+        p.se.schedDelayed = false;
+        if (this.k.features.DELAY_ZERO && p.se.vlag > 0) p.se.vlag = 0;
+      }
+    }
     updateMinVruntime(cfs);
+    return true;
+  }
+
+  /** reweight_task (set_user_nice, sched_setscheduler): the policy rescales what it keeps. */
+  reweightTask(_rq: Rq, p: Task, oldWeight: number): void {
+    this.policy.reweight?.(this.k, p, oldWeight);
   }
 
   /** put_prev_task_fair: the running entity goes back into the tree if still queued. */
@@ -360,7 +430,15 @@ export class FairClass implements SchedClass {
       insertByVruntime(cfs.queue, p);
     }
     cfs.curr = null;
+    this.lastPut = p;
   }
+
+  /**
+   * The entity put back by the last put_prev_task, until a requeue (sched_change's
+   * dequeue/enqueue, which ends in set_next_task) or the next pick: a pick of it that finds it
+   * still rq->curr is put_prev_set_next_task's prev == next, with no set_next_entity.
+   */
+  private lastPut: Task | null = null;
 
   /** pick_next_task_fair + set_next_entity. */
   pickNextTask(rq: Rq): Task | null {
@@ -369,15 +447,22 @@ export class FairClass implements SchedClass {
       updateMisfitStatus(this.k, null, rq);
       return null;
     }
-    const p = this.policy.pickNext(this.k, cfs);
-    if (!p) return null;
+    let p = this.policy.pickNext(this.k, cfs);
+    while (p?.se.schedDelayed) p = this.dequeueDelayedAndRepick(rq, p);
+    const samePrev = p !== null && p === rq.curr && p === this.lastPut;
+    this.lastPut = null;
+    if (!p) {
+      updateMisfitStatus(this.k, null, rq);
+      return null;
+    }
     updateMisfitStatus(this.k, p, rq);
     clearBuddies(cfs, p); // a buddy has to earn the favour again
     if (cfs.curr !== p) {
       removeFromQueue(cfs.queue, p);
       this.updateLoad(rq, p);
       cfs.curr = p;
-      this.policy.onSetNext?.(this.k, cfs, p);
+      // put_prev_set_next_task: no set_next_entity when prev (rq->curr here) is picked again
+      if (!samePrev) this.policy.onSetNext?.(this.k, cfs, p);
       if (this.pickMovesToFront && cfs.tasks[0] !== p) {
         removeFromQueue(cfs.tasks, p);
         cfs.tasks.unshift(p);
@@ -386,6 +471,18 @@ export class FairClass implements SchedClass {
     p.se.execStart = this.k.now;
     p.se.prevSumExecRuntime = p.se.sumExecRuntime;
     return p;
+  }
+
+  /**
+   * pick_next_entity (v6.12): a picked delayed entity is dequeued now (DEQUEUE_DELAYED, then
+   * __block_task), not run; pick_task_fair picks again, after newidle balance if none is left.
+   */
+  private dequeueDelayedAndRepick(rq: Rq, p: Task): Task | null {
+    const k = this.k;
+    k.dequeueTask(rq, p, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
+    p.onRq = 0;
+    if (rq.nrRunning === 0) for (const h of k.newIdleHooks) h(rq);
+    return rq.cfs.nrRunning === 0 ? null : this.policy.pickNext(k, rq.cfs);
   }
 
   taskTick(rq: Rq, curr: Task): void {

@@ -145,6 +145,8 @@ export interface PeltEntity {
   weight: number;
   /** se->on_rq. */
   onRq: boolean;
+  /** se->sched_delayed (v6.12+): still on_rq, but not runnable (se_runnable, v6.14 form). */
+  schedDelayed?: boolean;
 }
 
 /** cfs_rq->removed: contributions of tasks that left while blocked, applied at the next update. */
@@ -154,8 +156,10 @@ export interface PeltCfsRq {
   removed: PeltRemoved;
   /** cfs_rq->load.weight: sum of the queued entities' weights (1024 units). */
   loadWeight: number;
-  /** cfs_rq->h_nr_running (h_nr_runnable in 6.x). */
+  /** cfs_rq->h_nr_running (h_nr_queued since v6.14). */
   hNrRunning: number;
+  /** Delayed entities (v6.12+): runnable_avg follows h_nr_queued - these (h_nr_runnable). */
+  hNrDelayed?: number;
   /** cfs_rq->curr (non-null while a task of this cfs_rq runs). */
   curr: unknown | null;
   /** 4.x runnable_load_sum / runnable_load_avg (null or absent in other eras). */
@@ -174,7 +178,7 @@ export function __updateLoadAvgBlockedSe(now: number, se: PeltEntity): boolean {
 /** __update_load_avg_se: load and runnable are on_rq, running is cfs_rq->curr == se. */
 export function __updateLoadAvgSe(now: number, se: PeltEntity, running: boolean): boolean {
   const onRq = se.onRq ? 1 : 0;
-  if (___updateLoadSum(now, se.avg, onRq, onRq, running)) {
+  if (___updateLoadSum(now, se.avg, onRq, se.schedDelayed ? 0 : onRq, running)) {
     ___updateLoadAvg(se.avg, se.weight);
     return true;
   }
@@ -189,7 +193,8 @@ export function __updateLoadAvgCfsRq(now: number, cfs: PeltCfsRq): boolean {
   // the load_sum's step with its own starting value.
   const periods = rl ? periodsUntil(now, cfs.avg) : 0;
   const loadSum0 = cfs.avg.loadSum;
-  const decayed = ___updateLoadSum(now, cfs.avg, cfs.loadWeight, cfs.hNrRunning, cfs.curr !== null);
+  const runnable = cfs.hNrRunning - (cfs.hNrDelayed ?? 0);
+  const decayed = ___updateLoadSum(now, cfs.avg, cfs.loadWeight, runnable, cfs.curr !== null);
   if (rl) {
     rl.sum = decayLoad(rl.sum, periods) + (cfs.avg.loadSum - decayLoad(loadSum0, periods));
     // runnable_load_avg is recomputed only when a period boundary was crossed, as load_avg is

@@ -75,7 +75,7 @@ export class RtClass implements RtClassApi {
   }
 
   /** dequeue_task_rt: the reverse, dec_rt_prio refiling cpupri when the best prio changes. */
-  dequeueTask(rq: Rq, p: Task, _flags: number): void {
+  dequeueTask(rq: Rq, p: Task, _flags: number): boolean {
     const rt = rq.rt;
     if (rq.curr === p) this.updateCurr(rq);
     const q = rt.queues[p.prio];
@@ -89,6 +89,7 @@ export class RtClass implements RtClassApi {
     if (rt.highestPrio !== prev) this.rd.updateCpupri(rq);
     this.updateRtMigration(rq);
     this.dequeuePushable(rq, p);
+    return true;
   }
 
   private recomputeHighest(rq: Rq): void {

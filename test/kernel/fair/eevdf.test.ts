@@ -34,6 +34,9 @@ function cfsOf(queued: Task[], curr: Task | null = null): CfsRq {
 
 const features = {
   RUN_TO_PARITY: true,
+  PREEMPT_SHORT: true,
+  DELAY_DEQUEUE: true,
+  DELAY_ZERO: true,
   PLACE_LAG: true,
   PLACE_DEADLINE_INITIAL: true,
   PLACE_REL_DEADLINE: true,
@@ -43,6 +46,7 @@ const core = (over: Partial<typeof features> = {}) =>
   ({
     features: { ...features, ...over },
     cfsTiming: { minGranularity: 3_000_000 },
+    tunables: { sched_min_granularity_ns: 750_000 },
     tickNs: 1_000_000,
   }) as unknown as SchedCore;
 
@@ -71,16 +75,28 @@ test("the pick is the earliest deadline among eligible entities, not the earlies
   assert.equal(pickEevdf(core(), cfsOf([a, b, c]), true), b);
 });
 
-test("RUN_TO_PARITY keeps an eligible curr until it reaches its protected vruntime; without it the earliest deadline wins", () => {
+test("RUN_TO_PARITY keeps an eligible curr until it reaches its protected vruntime; without it, one unscaled base slice (v6.17)", () => {
   const curr = entity(1, 0, 1024, 3_000_000);
-  curr.se.vprot = curr.se.deadline;
   const b = entity(2, 0, 1024, 1_000_000);
+  // set_protect_slice: with the same slice queued, protection runs to the deadline
+  EEVDF_POLICY.onSetNext!(core(), cfsOf([b]), curr);
+  assert.equal(curr.se.vprot, 3_000_000);
   assert.equal(pickEevdf(core(), cfsOf([b], curr), true), curr);
-  assert.equal(pickEevdf(core({ RUN_TO_PARITY: false }), cfsOf([b], curr), true), b);
-  assert.equal(pickEevdf(core(), cfsOf([b], curr), false), b);
-  curr.se.vruntime = curr.se.vprot; // protection used up
-  b.se.vruntime = curr.se.vruntime; // keep curr eligible
-  assert.equal(pickEevdf(core(), cfsOf([b], curr), true), b);
+  assert.equal(
+    pickEevdf(core(), cfsOf([b], curr), false),
+    b,
+    "no protection asked: earliest deadline",
+  );
+  // NO_RUN_TO_PARITY: a quantum of sched_min_granularity_ns (0.75 ms unscaled), not the slice
+  const k = core({ RUN_TO_PARITY: false });
+  EEVDF_POLICY.onSetNext!(k, cfsOf([b]), curr);
+  assert.equal(curr.se.vprot, 750_000);
+  curr.se.vruntime = 500_000;
+  b.se.vruntime = 500_000;
+  assert.equal(pickEevdf(k, cfsOf([b], curr), true), curr);
+  curr.se.vruntime = 750_000; // protection used up
+  b.se.vruntime = 750_000; // keep curr eligible
+  assert.equal(pickEevdf(k, cfsOf([b], curr), true), b);
 });
 
 test("lag is saved at dequeue and restored at enqueue with PLACE_LAG, so V - v is the same after a sleep; without it the entity lands on V", () => {
@@ -171,25 +187,23 @@ test("V and eligibility do not depend on where min_vruntime sits", () => {
   );
 });
 
-test("wakeup preemption: the wakee preempts when it is what the pick would run; RUN_TO_PARITY protects curr until its deadline", () => {
-  const k = (over: Partial<typeof features> = {}) => {
-    const c = core(over) as unknown as { rqs: Array<{ cfs: CfsRq }> };
-    return c;
-  };
+test("wakeup preemption: the wakee preempts when it is what the pick would run; curr's protection holds it off until used up", () => {
   const curr = entity(1, 1_000_000, 1024, 4_000_000);
   curr.cpu = 0;
   const woken = entity(2, 900_000, 1024, 2_000_000); // eligible, earlier deadline
   const late = entity(3, 5_000_000, 1024, 1_500_000); // earliest deadline, not eligible
   const run = (vprot: number, wakee: Task, over: Partial<typeof features> = {}) => {
     curr.se.vprot = vprot;
-    const kk = k(over);
+    const kk = core(over) as unknown as { rqs: Array<{ cfs: CfsRq }> };
     kk.rqs = [{ cfs: cfsOf([woken, late], curr) }];
     return EEVDF_POLICY.wakeupPreempt(kk as unknown as SchedCore, curr, wakee);
   };
-  assert.equal(run(4_000_000, woken), false, "curr is protected until it reaches its deadline");
-  assert.equal(run(4_000_000, woken, { RUN_TO_PARITY: false }), true);
+  assert.equal(run(4_000_000, woken), false, "curr is protected until it reaches vprot");
   assert.equal(run(0, woken), true, "protection used up");
   assert.equal(run(0, late), false, "an ineligible wakee does not preempt");
+  woken.se.schedDelayed = true;
+  assert.equal(run(0, woken), false, "a delayed wakee never preempts");
+  woken.se.schedDelayed = false;
 });
 
 test("set_next_entity protects the picked entity up to its deadline; PICK_BUDDY runs an eligible next buddy first", () => {
