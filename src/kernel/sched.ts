@@ -440,6 +440,9 @@ export class Rq {
   // idle state
   idleSince = 0;
   idleStateIdx = -1;
+  /** The rqs of this CPU's package, and of the whole machine (idle.ts attachIdleScopes). */
+  idlePackage: readonly Rq[] = [];
+  idleSystem: readonly Rq[] = [];
   /** Running average of idle durations, the menu governor's prediction. */
   avgIdleNs = 1_000_000;
   /** rq->avg_idle, used by the newly-idle balance gate. */

@@ -415,6 +415,9 @@ function build(p: Params): Machine {
   for (const s of idleStates) {
     sources[`idle.${s.name}.exitLatencyNs`] = sources[`idle.${s.name}.targetResidencyNs`] =
       "builder: given without a source";
+    if (s.coreExitLatencyNs !== undefined)
+      sources[`idle.${s.name}.coreExitLatencyNs`] = sources[`idle.${s.name}.packageScope`] =
+        "builder: given without a source";
   }
   sources["caches.l2Bytes"] = sources["caches.llcBytes"] = "builder: given without a source";
   sources.nodeDistance = p.distance
@@ -553,6 +556,7 @@ function checkIdleStates(states: unknown): void {
     }
     if (typeof s.polling !== "boolean")
       throw new Error(`${where}: polling must be true or false (got ${fmt(s.polling)})`);
+    checkCoreExit(s, where);
     // cpuidle drivers list states shallow to deep; the governor relies on that order.
     if (s.exitLatencyNs < prevExit) {
       throw new Error(
@@ -561,6 +565,24 @@ function checkIdleStates(states: unknown): void {
     }
     prevExit = s.exitLatencyNs;
   });
+}
+
+/** The optional core-only exit: at most the table's figure, and with the package state's scope. */
+function checkCoreExit(s: IdleState, where: string): void {
+  const core = s.coreExitLatencyNs;
+  if (core === undefined) {
+    if (s.packageScope !== undefined)
+      throw new Error(`${where}: packageScope is only meaningful with coreExitLatencyNs`);
+    return;
+  }
+  if (typeof core !== "number" || !Number.isFinite(core) || core < 0 || core > s.exitLatencyNs)
+    throw new Error(
+      `${where}: coreExitLatencyNs must be a number of ns from 0 to exitLatencyNs (${s.exitLatencyNs}) (got ${fmt(core)})`,
+    );
+  if (s.packageScope !== "package" && s.packageScope !== "system")
+    throw new Error(
+      `${where}: packageScope must be "package" or "system" with coreExitLatencyNs (got ${fmt(s.packageScope)})`,
+    );
 }
 
 /**

@@ -128,6 +128,12 @@ export function importMachine(t: CpuTable, opts: ImportOptions = {}): ImportResu
     polling: s.polling,
     exitLatencyNs: { ...s.exitLatencyNs, source: borrowed(s.exitLatencyNs.source) },
     targetResidencyNs: { ...s.targetResidencyNs, source: borrowed(s.targetResidencyNs.source) },
+    ...(s.coreExitLatencyNs && {
+      coreExitLatencyNs: { ...s.coreExitLatencyNs, source: borrowed(s.coreExitLatencyNs.source) },
+    }),
+    ...(s.packageScope && {
+      packageScope: { ...s.packageScope, source: borrowed(s.packageScope.source) },
+    }),
   }));
   warnings.push(
     `costs and idle states: every figure borrowed from profile ${profile} (guesses for this machine)`,

@@ -146,12 +146,21 @@ export function machineFromSpec(input: unknown, where = "machine spec"): Machine
       sources[`idle.${s.name}.polling`] = polling.source;
       polling = polling.value;
     }
-    return {
+    const st: IdleState = {
       name: s.name,
       exitLatencyNs: s.exitLatencyNs.value,
       targetResidencyNs: s.targetResidencyNs.value,
       polling,
     };
+    if (s.coreExitLatencyNs) {
+      st.coreExitLatencyNs = s.coreExitLatencyNs.value;
+      sources[`idle.${s.name}.coreExitLatencyNs`] = s.coreExitLatencyNs.source;
+    }
+    if (s.packageScope) {
+      st.packageScope = s.packageScope.value;
+      sources[`idle.${s.name}.packageScope`] = s.packageScope.source;
+    }
+    return st;
   });
   b.idleStates(states);
   b.sources(sources);

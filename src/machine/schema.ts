@@ -92,6 +92,14 @@ export const machineSpecSchema = z
             .describe("TIF_POLLING_NRFLAG while in the state (a woken CPU needs no IPI)"),
           exitLatencyNs: sourcedNumber,
           targetResidencyNs: sourcedNumber,
+          coreExitLatencyNs: sourcedNumber
+            .optional()
+            .describe(
+              "measured exit of the core state alone (the table figure is the package state's worst case)",
+            ),
+          packageScope: sourcedSchema(z.enum(["package", "system"]))
+            .optional()
+            .describe("CPUs that must all be idle for the package state (with coreExitLatencyNs)"),
         }),
       )
       .describe("cpuidle states, shallow to deep"),

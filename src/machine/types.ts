@@ -39,6 +39,14 @@ export interface IdleState {
   exitLatencyNs: number; // worst-case exit latency the governor uses
   targetResidencyNs: number;
   polling: boolean; // TIF_POLLING_NRFLAG set (poll loop, MWAIT): woken by need_resched, no IPI
+  /**
+   * Measured exit of the core state alone, where the driver's table figure is the package
+   * state's worst case (intel_idle: C6 = PC6). Charged unless every CPU of `packageScope` sits in
+   * this state or deeper; absent = the table figure is always charged.
+   */
+  coreExitLatencyNs?: number;
+  /** Which CPUs must all be idle for the package state: one package, or the whole system. */
+  packageScope?: "package" | "system";
 }
 
 /** Physical costs of one machine. Every experiment on the machine uses the same figures. */

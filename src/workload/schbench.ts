@@ -60,9 +60,10 @@ interface PairState {
  * `xnode_wakeups_per_s` (message thread and woken worker on different nodes at the wakeup),
  * `xnode_migrations_per_s` (a worker running on another node than in its previous round),
  * `same_node_frac` (share of wakeups with both on one node), `idle_package_wake_frac` (share of
- * wakeups whose target package had every CPU idle, where a package C-state would add its exit
- * latency; package C-states are not modelled). Series: `lat_hist` (the latency
- * histogram as [usec, count] pairs) and `worker_node` (per round: time s, worker index, node).
+ * wakeups whose target package had every CPU idle, where a per-socket package C-state would add
+ * its exit; charged only for states with a core-only figure and package scope). Series:
+ * `lat_hist` (the latency histogram as [usec, count] pairs) and `worker_node` (per round: time s,
+ * worker index, node).
  *
  * @example
  * ```ts
@@ -115,7 +116,7 @@ export function schbench(params: SchbenchParams = {}): Workload {
         list.push(c.id);
         pkgCpus.set(c.package, list);
       }
-      // Every CPU of the package idle: the package may sit in a package C-state (not modelled).
+      // Every CPU of the package idle: a package C-state may be in force (idle.ts exitLatencyNs).
       const packageIdle = (cpu: number) =>
         pkgCpus.get(k.machine.cpus[cpu].package)!.every((c) => k.rqs[c].isIdle());
       const pairs: PairState[] = [];

@@ -222,6 +222,42 @@ test("validation errors name the field and the accepted values", () => {
           .build(),
       /idleStates\[0\]: exitLatencyNs must be a non-negative number/,
     ],
+    [
+      () =>
+        base()
+          .idleStates([
+            {
+              ...{ name: "C6", exitLatencyNs: 100_000, targetResidencyNs: 0, polling: true },
+              ...{ coreExitLatencyNs: 120_000, packageScope: "system" },
+            },
+          ])
+          .build(),
+      /idleStates\[0\]: coreExitLatencyNs must be a number of ns from 0 to exitLatencyNs \(100000\)/,
+    ],
+    [
+      () =>
+        base()
+          .idleStates([
+            {
+              ...{ name: "C6", exitLatencyNs: 100_000, targetResidencyNs: 0, polling: true },
+              coreExitLatencyNs: 40_000,
+            },
+          ])
+          .build(),
+      /idleStates\[0\]: packageScope must be "package" or "system" with coreExitLatencyNs/,
+    ],
+    [
+      () =>
+        base()
+          .idleStates([
+            {
+              ...{ name: "C6", exitLatencyNs: 100_000, targetResidencyNs: 0, polling: true },
+              packageScope: "package",
+            },
+          ])
+          .build(),
+      /idleStates\[0\]: packageScope is only meaningful with coreExitLatencyNs/,
+    ],
   ];
   for (const [fn, re] of cases) assert.throws(fn, re);
 });

@@ -35,6 +35,9 @@ test("every preset loads and every cost, cache and idle figure has a source", ()
         `idle.${s.name}.exitLatencyNs`,
         `idle.${s.name}.targetResidencyNs`,
         `idle.${s.name}.polling`,
+        ...(s.coreExitLatencyNs === undefined
+          ? []
+          : [`idle.${s.name}.coreExitLatencyNs`, `idle.${s.name}.packageScope`]),
       ]),
     ];
     for (const k of keys) {

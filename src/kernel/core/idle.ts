@@ -1,7 +1,10 @@
 // The idle loop and a menu-like cpuidle governor: when a CPU goes idle it picks the deepest
-// state whose target residency fits the predicted idle time; a wakeup then pays that state's
-// exit latency, unless the state polls (need_resched is noticed without an IPI).
-import type { IdleState } from "../../machine/types";
+// state whose target residency fits the predicted idle time, by the driver's table figures; a
+// wakeup then pays that state's exit, unless the state polls (need_resched is noticed without an
+// IPI). Where the table figure is a package state's worst case (intel_idle's C6 is PC6), the
+// wakeup pays it only when the package state can be in force; otherwise the core state's own
+// measured exit.
+import type { IdleState, Machine } from "../../machine/types";
 import type { Rq } from "../sched";
 import { bump, type SchedCounters } from "../counters";
 import { type Era, eraAtLeast } from "../features";
@@ -32,9 +35,40 @@ export function recordIdle(
   if (exits) countIdleExit(exits.counters, exits.machine.idleStates, rq);
 }
 
+/**
+ * The exit an idle `rq` pays when woken. The table figure (what the governor planned with) when
+ * the state has no separate core figure, or when every CPU of its package scope is offline or
+ * idle in this state or deeper (a package C-state request is the shallowest core request of its
+ * cores; a Xeon's PC6 needs every CPU of every socket in CC6); otherwise the core-only exit.
+ */
 export function exitLatencyNs(states: readonly IdleState[], rq: Rq): number {
   if (rq.curr !== null || rq.idleStateIdx < 0) return 0;
-  return states[rq.idleStateIdx].exitLatencyNs;
+  const s = states[rq.idleStateIdx];
+  if (s.coreExitLatencyNs === undefined) return s.exitLatencyNs;
+  const peers = s.packageScope === "system" ? rq.idleSystem : rq.idlePackage;
+  return packageInState(peers, rq.idleStateIdx) ? s.exitLatencyNs : s.coreExitLatencyNs;
+}
+
+function packageInState(peers: readonly Rq[], idx: number): boolean {
+  for (const r of peers) {
+    if (r.online && (r.curr !== null || r.idleStateIdx < idx)) return false;
+  }
+  return true;
+}
+
+/** Gives each rq its package's rqs and the machine's (the scopes of package C-states). */
+export function attachIdleScopes(rqs: readonly Rq[], machine: Machine): void {
+  const byPkg = new Map<number, Rq[]>();
+  for (const rq of rqs) {
+    const pkg = machine.cpus[rq.cpu].package;
+    const list = byPkg.get(pkg) ?? [];
+    list.push(rq);
+    byPkg.set(pkg, list);
+  }
+  for (const rq of rqs) {
+    rq.idlePackage = byPkg.get(machine.cpus[rq.cpu].package)!;
+    rq.idleSystem = rqs;
+  }
 }
 
 export function isPolling(states: readonly IdleState[], rq: Rq): boolean {

@@ -2,6 +2,8 @@
 // per-CPU stopper above everything; the idle class stands for the idle task, which the model
 // represents as rq->curr === null, so it has nothing to queue or pick.
 import type { Rq, SchedClass, Task } from "../sched";
+import type { Machine } from "../../machine/types";
+import { attachIdleScopes } from "./idle";
 
 /** Charges a class without vruntime or RT accounting for its runtime (update_curr_common). */
 function updateCurrCommon(now: number, p: Task): void {
@@ -51,7 +53,12 @@ export class StopClass implements SchedClass {
 /** The idle class: picks nothing (schedule() then runs the idle task, rq->curr = null). */
 export class IdleClass implements SchedClass {
   readonly name = "idle";
-  constructor(private readonly clock: { readonly now: number }) {}
+  constructor(
+    private readonly clock: { readonly now: number; rqs: readonly Rq[]; machine: Machine },
+  ) {
+    // the CPUs whose idle states decide a package C-state, for the exit a wakeup pays (idle.ts)
+    attachIdleScopes(clock.rqs, clock.machine);
+  }
   enqueueTask(): void {}
   dequeueTask(): boolean {
     return true;

@@ -9,6 +9,7 @@ import { call, run, sleep, wait, wake } from "../../../src/kernel/ops";
 import type { IdleState } from "../../../src/machine/types";
 import type { Kernel } from "../../../src/kernel/core/core";
 import { boot } from "../boot";
+import { exitLatencyNs } from "../../../src/kernel/core/idle";
 
 const STATES: IdleState[] = [
   { name: "POLL", exitLatencyNs: 0, targetResidencyNs: 0, polling: true },
@@ -125,4 +126,66 @@ test("a remote wakeup into an idle CPU is delayed by the exit latency; a polling
       assert.deepEqual(avoided, []);
     }
   }
+});
+
+// A state whose table figure is a package state's worst case (intel_idle's C6 = PC6) and whose
+// core-only exit is measured: the wakeup pays the table figure only while the package state can
+// be in force, i.e. every CPU of its scope idle in that state or deeper.
+const PKG_C6: IdleState = {
+  name: "C6",
+  exitLatencyNs: 120_000,
+  targetResidencyNs: 400_000,
+  polling: true,
+  coreExitLatencyNs: 40_000,
+  packageScope: "package",
+};
+
+/** Two packages of two cores, every CPU idle in `states`' deepest state. */
+function twoPackages(scope: "package" | "system"): Kernel {
+  const c1: IdleState = {
+    name: "C1",
+    exitLatencyNs: 2_000,
+    targetResidencyNs: 2_000,
+    polling: true,
+  };
+  const m = machineBuilder()
+    .sockets(2)
+    .cores(2)
+    .idleStates([c1, { ...PKG_C6, packageScope: scope }])
+    .build();
+  const k = boot(m, "5.19");
+  for (const rq of k.rqs) rq.idleStateIdx = 1;
+  return k;
+}
+
+test("a package-state exit is paid only when every CPU of the package (or system) is in it", () => {
+  const k = twoPackages("package");
+  const states = k.machine.idleStates;
+  const pkg0 = k.rqs.filter((r) => k.machine.cpus[r.cpu].package === 0);
+  const other = k.rqs.find((r) => k.machine.cpus[r.cpu].package === 1)!;
+  const [a, b] = pkg0;
+  assert.equal(exitLatencyNs(states, a), 120_000, "whole machine in C6: the table figure");
+  b.idleStateIdx = 0;
+  assert.equal(exitLatencyNs(states, a), 40_000, "a package sibling in C1: core C6 only");
+  b.idleStateIdx = 1;
+  other.idleStateIdx = 0;
+  assert.equal(exitLatencyNs(states, a), 120_000, "the other package awake: ours may sleep");
+  b.online = false;
+  assert.equal(exitLatencyNs(states, a), 120_000, "an offline CPU does not hold the package");
+  const sys = twoPackages("system");
+  const far = sys.rqs.find((r) => sys.machine.cpus[r.cpu].package === 1)!;
+  far.idleStateIdx = 0;
+  assert.equal(exitLatencyNs(sys.machine.idleStates, sys.rqs[0]), 40_000, "system scope: no PC6");
+});
+
+test("the wakeup path charges the core-only exit while the waker keeps the package awake", () => {
+  // timer wakeup: cpu1 idle too, so the package state is in force and the table figure is paid
+  const base = timerWakeDelay(FREE);
+  const alone = timerWakeDelay(PKG_C6) - base;
+  assert.ok(alone >= 120_000 && alone <= 125_000, `timer wake ${alone} ns`);
+  // cpu1 runs the waker: core C6 only
+  const r = remoteWakeDelay(PKG_C6);
+  const polled = remoteWakeDelay({ ...FREE, polling: true });
+  const extra = r.delay - polled.delay;
+  assert.ok(extra >= 40_000 && extra < 45_000, `remote wake ${extra} ns extra`);
 });
