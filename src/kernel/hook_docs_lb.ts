@@ -27,7 +27,7 @@ export const LB_HOOK_DOCS = {
         modelFile: `${LB}/v48.ts`,
       },
       {
-        eras: ["5.6", "5.19", "6.19"],
+        eras: ["5.6", "5.10", "5.19", "6.6", "6.19"],
         kernel: "find_busiest_group(env) (v5.5 rewrite: group_type, migration_type)",
         ...FAIR,
         model: "findBusiestGroup56",
@@ -68,7 +68,7 @@ const myPatch = patch("no-newidle-numa").replace("fair.find_busiest_group", (ctx
         modelFile: `${LB}/v48.ts`,
       },
       {
-        eras: ["5.6", "5.19", "6.19"],
+        eras: ["5.6", "5.10", "5.19", "6.6", "6.19"],
         kernel: "calculate_imbalance(env, sds) (v5.5 rewrite)",
         ...FAIR,
         model: "calculateImbalance56Hook",
@@ -112,7 +112,7 @@ const myPatch = patch("one-task-at-a-time").replace("fair.calculate_imbalance", 
         modelFile: `${LB}/v48.ts`,
       },
       {
-        eras: ["5.6", "5.19", "6.19"],
+        eras: ["5.6", "5.10", "5.19", "6.6", "6.19"],
         kernel: "find_busiest_queue(env, group) (by migration_type)",
         ...FAIR,
         model: "findBusiestQueue56",
@@ -152,7 +152,7 @@ const myPatch = patch("busiest-by-count").replace("fair.find_busiest_queue", (ct
         modelFile: `${LB}/detach.ts`,
       },
       {
-        eras: ["3.19", "4.8", "5.6", "5.19", "6.19"],
+        eras: ["3.19", "4.8", "5.6", "5.10", "5.19", "6.6", "6.19"],
         kernel: "can_migrate_task(p, env)",
         ...FAIR,
         model: "canMigrateTask",
@@ -185,7 +185,7 @@ const myPatch = patch("keep-big-tasks").replace("fair.can_migrate_task", (ctx, b
         modelFile: `${LB}/detach.ts`,
       },
       {
-        eras: ["3.19", "4.8", "5.6", "5.19", "6.19"],
+        eras: ["3.19", "4.8", "5.6", "5.10", "5.19", "6.6", "6.19"],
         kernel: "task_hot(p, env)",
         ...FAIR,
         model: "taskHot",
@@ -227,7 +227,7 @@ const myPatch = patch("hot-2ms").replace("fair.task_hot", (ctx) =>
         modelFile: `${LB}/v48.ts`,
       },
       {
-        eras: ["5.6", "5.19", "6.19"],
+        eras: ["5.6", "5.10", "5.19", "6.6", "6.19"],
         kernel:
           "need_active_balance(env): voluntary_active_balance (5.19+: imbalanced_active_balance)",
         ...FAIR,
@@ -266,7 +266,7 @@ const myPatch = patch("eager-active-balance").replace("fair.need_active_balance"
         modelFile: `${LB}/v48.ts`,
       },
       {
-        eras: ["5.6", "5.19", "6.19"],
+        eras: ["5.6", "5.10", "5.19", "6.6", "6.19"],
         kernel:
           "find_busiest_group, busiest not overloaded and env->idle != CPU_NOT_IDLE (idle or newly idle): busiest->group_weight > 1 && local->idle_cpus <= busiest->idle_cpus + 1",
         ...FAIR,
@@ -311,7 +311,15 @@ const myPatch = patch("idle-slack-2").replace("fair.idle_imbalance_slack", (ctx,
         modelFile: `${LB}/v5x.ts`,
       },
       {
-        eras: ["5.19", "6.19"],
+        eras: ["5.10"],
+        kernel:
+          "adjust_numa_imbalance(imbalance, busiest->sum_nr_running) after the >> 1 (b396f52326de: 0 when busiest runs <= 2)",
+        ...FAIR,
+        model: "numaImbalance",
+        modelFile: `${LB}/v5x.ts`,
+      },
+      {
+        eras: ["5.19", "6.6", "6.19"],
         kernel:
           "adjust_numa_imbalance(imbalance, dst_running, imb_numa_nr), from calculate_imbalance",
         ...FAIR,
@@ -359,7 +367,7 @@ const myPatch = patch("numa-pair").replace("fair.numa_imbalance", (ctx, base) =>
         modelFile: `${LB}/v5x.ts`,
       },
       {
-        eras: ["5.6", "5.19", "6.19"],
+        eras: ["5.6", "5.10", "5.19", "6.6", "6.19"],
         kernel: "group_classify(imbalance_pct, group, sgs)",
         ...FAIR,
         model: "groupClassify56",
@@ -369,12 +377,12 @@ const myPatch = patch("numa-pair").replace("fair.numa_imbalance", (ctx, base) =>
     context: {
       env: ENV,
       group: "the sched group (group.imbalance: sgc->imbalance, a child failed on affinity)",
-      sgs: "its struct sg_lb_stats (SgLbStats56): sumNrRunning, sumHNrRunning, idleCpus, groupWeight, groupCapacity, groupUtil, groupRunnable, groupMisfitTaskLoad, groupAsymPacking",
+      sgs: "its struct sg_lb_stats (SgLbStats56): sumNrRunning, sumHNrRunning, idleCpus, groupWeight, groupCapacity, groupUtil, groupRunnable, groupMisfitTaskLoad, groupAsymPacking, groupSmtBalance (6.6+)",
     },
     returns:
-      "the group_type, one of GROUP_TYPES_56 (has_spare < fully_busy < misfit_task < asym_packing < imbalanced < overloaded)",
+      "the group_type, one of GROUP_TYPES_56 (has_spare < fully_busy < misfit_task < smt_balance (6.6+) < asym_packing < imbalanced < overloaded)",
     defaultDoes:
-      "group_overloaded if more tasks than CPUs and util (5.7+: or runnable) above capacity by imbalance_pct; else group_imbalanced if group.imbalance; group_asym_packing; group_misfit_task; group_fully_busy if it has no spare capacity (at least as many tasks as CPUs and util, 5.7+ or runnable, near capacity); else group_has_spare.",
+      "group_overloaded if more tasks than CPUs and util (5.7+: or runnable) above capacity by imbalance_pct; else group_imbalanced if group.imbalance; group_asym_packing; 6.6+ group_smt_balance (sgs.groupSmtBalance: an idle CPU facing an SMT group running 2+ tasks, LB_SMT_BALANCE); group_misfit_task; group_fully_busy if it has no spare capacity (at least as many tasks as CPUs and util, 5.7+ or runnable, near capacity); else group_has_spare.",
     example: {
       what: "a group with an idle CPU has spare capacity unless it is overloaded",
       code: `import { patch } from "schedlab";
@@ -397,7 +405,7 @@ const myPatch = patch("idle-means-spare").replace("fair.group_classify", (ctx, b
         modelFile: `${LB}/common.ts`,
       },
       {
-        eras: ["3.19", "4.8", "5.6", "5.19", "6.19"],
+        eras: ["3.19", "4.8", "5.6", "5.10", "5.19", "6.6", "6.19"],
         kernel: "get_sd_balance_interval(sd, cpu_busy)",
         ...FAIR,
         model: "getSdBalanceInterval",

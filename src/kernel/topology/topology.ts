@@ -311,6 +311,7 @@ export function buildSchedDomains(
     cpus: number[],
     balanceCpu: number,
     ownerLevel: number,
+    childFlags = 0,
   ): SchedGroup => {
     const key = `${li}:${cpus.join(",")}`;
     let e = pool.get(key);
@@ -322,6 +323,9 @@ export function buildSchedDomains(
           capacity: SCHED_CAPACITY_SCALE * cpus.length,
           imbalance: false,
           balanceCpu,
+          // sg->flags = child->flags; a one-CPU child is degenerate and its flags are cleared
+          flags: cpus.length > 1 ? childFlags : 0,
+          cores: new Set(cpus.map((c) => machine.cpus[c].core)).size,
         },
         ownerLevel,
       };
@@ -349,7 +353,7 @@ export function buildSchedDomains(
       const sib = perLevel[li][i];
       const cpus = sib?.child ? sib.child.span : [i];
       for (const c of cpus) covered.add(c);
-      out.push(getGroup(li, cpus, cpus[0], li));
+      out.push(getGroup(li, cpus, cpus[0], li, sib?.child?.flags ?? 0));
     }
     return out;
   }
@@ -374,7 +378,7 @@ export function buildSchedDomains(
         return s?.child ? sameCpus(s.child.span, cpus) : false;
       });
       for (const c of cpus) covered.add(c);
-      out.push(getGroup(li, cpus, mask.length ? mask[0] : cpus[0], owner));
+      out.push(getGroup(li, cpus, mask.length ? mask[0] : cpus[0], owner, sib.child?.flags ?? 0));
     }
     return out;
   }
