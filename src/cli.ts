@@ -6,6 +6,7 @@ import { machineByName, presetNames, preset } from "./machine/presets";
 import { machineImportCmd, type MachineImportFlags } from "./cli_machine";
 import { newNotebook } from "./notebook/template";
 import { ERAS, fairPolicyNote, isEra } from "./kernel/features";
+import { eraModelNote } from "./kernel/era_model";
 import { hookDescription, hookNames } from "./kernel/hooks";
 import { hooksVerboseText } from "./kernel/hook_docs_text";
 import { buildSchedDomains, describeDomains } from "./kernel/topology/topology";
@@ -148,6 +149,7 @@ function domainsCmd(name: string, flags: { era?: string; offline?: string }): nu
       online[c] = false;
     }
   }
+  process.stdout.write(`# ${eraModelNote(era)}\n`);
   const note = fairPolicyNote(era);
   if (note) process.stdout.write(`# ${note}\n`);
   process.stdout.write(

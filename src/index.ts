@@ -51,6 +51,7 @@ export { hookNames, hookDescription, type HookName, type HookTypes } from "./ker
 export { HOOK_DOCS, hookDoc, type HookDoc, type HookEraDoc } from "./kernel/hook_docs";
 export { hookHelpText } from "./kernel/hook_docs_text";
 export { ERAS, eraDefaults, type Era, type Features, type Tunables } from "./kernel/features";
+export { eraModelNote } from "./kernel/era_model";
 export {
   preset,
   presetNames,

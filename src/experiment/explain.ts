@@ -1,6 +1,7 @@
 // A readable account of what the scheduler did in one iteration.
 import type { IterationResult } from "./types";
 import { fairPolicyNote, isEra } from "../kernel/features";
+import { eraModelNote } from "../kernel/era_model";
 
 function fmtRec(rec: Record<string, number>, perSec: number): string {
   const keys = Object.keys(rec);
@@ -22,6 +23,7 @@ export function explainIteration(it: IterationResult, era?: string): string {
   lines.push(
     `variant ${it.variant}, iteration ${it.iteration}, seed ${it.seed}, ${secs} s simulated, ${it.events} events`,
   );
+  if (isEra(era)) lines.push(eraModelNote(era));
   const note = isEra(era) ? fairPolicyNote(era) : null;
   if (note) lines.push(note);
   lines.push(

@@ -266,6 +266,10 @@ export const FEATURES = {
     default: from("6.6"),
     why: "ours (v6.6, 7ff1693236f5 + 450e749707bc): prefer-sibling spreading uses sibling_imbalance (per-core task ratio; none when this CPU is busy; at least one task to an empty group)",
   },
+  LB_NEWIDLE_COST: {
+    default: from("5.19"),
+    why: "ours (v5.16, c5b0a7eefc70): newidle balance is skipped when avg_idle is below the lowest domain's max_newidle_lb_cost instead of sysctl_sched_migration_cost (0.5 ms); balance passes cost nothing in the model, so it then runs whenever a CPU is overloaded",
+  },
   NEWIDLE: {
     default: true,
     why: "ours: newly-idle balancing as a whole (idle_balance / newidle_balance)",
