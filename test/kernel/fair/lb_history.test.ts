@@ -196,3 +196,34 @@ test("6.6: groups with different core counts are balanced per core", () => {
     2,
   );
 });
+
+// ---------------------------------------------------------------------------------------------
+// v5.7 111688ca1c4a "Fix negative imbalance in imbalance calculation"; v6.3 91dcf1e8068e
+// "Fix imbalance overflow"
+
+test("5.7+/6.3+: a fully busy local group above busiest (5.7) or above the domain average (6.3) pulls nothing", () => {
+  // local {0,1} has lost half its capacity (RT/IRQ) and runs 2 hogs: avg_load 2048, fully busy;
+  // busiest {2,3} runs 3 hogs on full capacity: overloaded, avg_load 1536
+  const lower = domain({
+    level: "DIE",
+    cpu: 0,
+    groups: [group([0, 1], 1024), group([2, 3])],
+    imbalancePct: 117,
+  });
+  const rqs = [rq(0, hogs(1)), rq(1, hogs(1)), rq(2, hogs(2)), rq(3, hogs(1))];
+  // 5.6: sds avg 1706 - local 2048 wraps, the min of two wrapped products is a huge load
+  assert.match(verdict(mkEnv("5.6", lower, rqs, 0, "CPU_IDLE")), /^migrate_load \d{10,}/);
+  assert.equal(verdict(mkEnv("5.10", lower, rqs, 0, "CPU_IDLE")), "balanced:zero_imbalance");
+  // local {0,1} full capacity, 2 hogs: avg 1024; busiest {2,3} at half capacity with 3 hogs:
+  // avg 3072; an idle {4..7} brings the domain average down to 5120 * 1024 / 7168 = 731
+  const above = domain({
+    level: "DIE",
+    cpu: 0,
+    groups: [group([0, 1]), group([2, 3], 1024), group([4, 5, 6, 7])],
+    imbalancePct: 117,
+  });
+  const rqs2 = [...rqs, ...[4, 5, 6, 7].map((c) => rq(c, []))];
+  // min((3072 - 731) * 1024, wrapped) / 1024
+  assert.equal(verdict(mkEnv("5.19", above, rqs2, 0, "CPU_IDLE")), "migrate_load 2341");
+  assert.equal(verdict(mkEnv("6.6", above, rqs2, 0, "CPU_IDLE")), "balanced:zero_imbalance");
+});

@@ -2,8 +2,9 @@
 // which is the "fair.numa_imbalance" hook here): group_type / migration_type, PELT load
 // (cpu_load = cfs_rq->avg.load_avg), util and task counts. Later eras reuse it with switches
 // (docs/balancer-history.md lists each with its commit): 5.7 runnable_avg in the
-// classification; 5.10 no migrate_util inside an LLC (LB_LLC_SPREAD); 5.12 active balance only
-// for migrate_task failures; 5.18 adjust_numa_imbalance before the >> 1; 6.5/6.6
+// classification and no pull by a local group busier than busiest; 5.10 no migrate_util inside
+// an LLC (LB_LLC_SPREAD); 5.12 active balance only for migrate_task failures; 5.18
+// adjust_numa_imbalance before the >> 1; 6.3 no pull by a local group above average; 6.5/6.6
 // group_smt_balance and the SMT tie rules (LB_SMT_BALANCE, v66.ts) and sibling_imbalance
 // (LB_SIBLING_IMBALANCE, v66.ts). 6.10 renamed find_busiest_group / find_busiest_queue /
 // load_balance to sched_balance_find_src_group / _src_rq / sched_balance_rq; the model keeps
@@ -312,7 +313,13 @@ export function calculateImbalance56(env: LbEnv, sds: SdLbStats56): ImbalanceRes
   // local is fully busy (or worse) but has to take load: avg_load is needed now
   if (groupTypeRank(local.groupType) < groupTypeRank("group_overloaded")) {
     local.avgLoad = Math.floor((local.groupLoad * SCHED_LOAD_SCALE) / local.groupCapacity);
+    // 5.7+ (111688ca1c4a): local more loaded than busiest pulls nothing; 5.6 wraps below
+    if (eraAtLeast(env.era, "5.7") && local.avgLoad >= busiest.avgLoad)
+      return { migrationType: "migrate_load", imbalance: 0 };
     sds.avgLoad = Math.floor((sds.totalLoad * SCHED_LOAD_SCALE) / sds.totalCapacity);
+    // 6.3+ (91dcf1e8068e): nor does a local group above the domain average
+    if (eraAtLeast(env.era, "6.3") && local.avgLoad >= sds.avgLoad)
+      return { migrationType: "migrate_load", imbalance: 0 };
   }
   const imbalance = Math.floor(
     Math.min(
