@@ -23,9 +23,9 @@ export function explainIteration(it: IterationResult, era?: string): string {
   lines.push(
     `variant ${it.variant}, iteration ${it.iteration}, seed ${it.seed}, ${secs} s simulated, ${it.events} events`,
   );
-  if (isEra(era)) lines.push(eraModelNote(era));
   const note = isEra(era) ? fairPolicyNote(era) : null;
   if (note) lines.push(note);
+  if (isEra(era)) lines.push(eraModelNote(era));
   lines.push(
     `context switches: ${s.contextSwitches} (${(s.contextSwitches * perSec).toFixed(0)}/s)`,
   );

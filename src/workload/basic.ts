@@ -211,7 +211,7 @@ export interface SleepersParams {
  * ```
  * Prints:
  * ```text
- * 1615 cycles/s
+ * 1630 cycles/s
  * ```
  */
 export function sleepers(params: SleepersParams): Workload {
