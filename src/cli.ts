@@ -7,6 +7,7 @@ import { machineImportCmd, type MachineImportFlags } from "./cli_machine";
 import { costProfileNames } from "./machine/profiles";
 import { newNotebook } from "./notebook/template";
 import { ERAS, fairPolicyNote, isEra } from "./kernel/features";
+import { eraModelNote } from "./kernel/era_model";
 import { hookDescription, hookNames } from "./kernel/hooks";
 import { hooksVerboseText } from "./kernel/hook_docs_text";
 import { buildSchedDomains, describeDomains } from "./kernel/topology/topology";
@@ -149,6 +150,7 @@ function domainsCmd(name: string, flags: { era?: string; offline?: string }): nu
       online[c] = false;
     }
   }
+  process.stdout.write(`# ${eraModelNote(era)}\n`);
   const note = fairPolicyNote(era);
   if (note) process.stdout.write(`# ${note}\n`);
   process.stdout.write(

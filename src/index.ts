@@ -55,6 +55,7 @@ export { HOOK_DOCS, hookDoc, type HookDoc, type HookEraDoc } from "./kernel/hook
 export { hookHelpText } from "./kernel/hook_docs_text";
 export { ERAS, eraDefaults, type Era, type Features, type Tunables } from "./kernel/features";
 export { avgVruntime, cfsRqMinSlice, entityEligible } from "./kernel/fair/eevdf";
+export { eraModelNote } from "./kernel/era_model";
 export {
   preset,
   presetNames,

@@ -1,6 +1,7 @@
 // A readable account of what the scheduler did in one iteration.
 import type { IterationResult } from "./types";
 import { fairPolicyNote, isEra } from "../kernel/features";
+import { eraModelNote } from "../kernel/era_model";
 
 function fmtRec(rec: Record<string, number>, perSec: number): string {
   const keys = Object.keys(rec);
@@ -24,6 +25,7 @@ export function explainIteration(it: IterationResult, era?: string): string {
   );
   const note = isEra(era) ? fairPolicyNote(era) : null;
   if (note) lines.push(note);
+  if (isEra(era)) lines.push(eraModelNote(era));
   lines.push(
     `context switches: ${s.contextSwitches} (${(s.contextSwitches * perSec).toFixed(0)}/s)`,
   );

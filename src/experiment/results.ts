@@ -108,19 +108,20 @@ export class Results {
    * ```ts
    * import { topology, workload } from "schedlab";
    * const res = await topology("core2-2x2").workload(workload.hogs({ n: 5, seconds: 0.1 })).run();
-   * console.log(res.explain("baseline").split("\n").slice(0, 10).join("\n"));
+   * console.log(res.explain("baseline").split("\n").slice(0, 11).join("\n"));
    * ```
    * Prints:
    * ```text
    * variant baseline, iteration 0, seed 1#0, 0.1 s simulated, 410 events
    * era 6.19: the fair class runs EEVDF (avg_vruntime, lag placement, virtual deadlines, RUN_TO_PARITY to the shortest queued slice, DELAY_DEQUEUE with DELAY_ZERO, per-task slices with PREEMPT_SHORT, lag-keeping reweight); not modelled: HRTICK (off by default in v6.19), cgroups, and the balancer's view of delayed tasks (it counts them as runnable and may move them)
+   * era 6.19: fair pick EEVDF; balancer v5.5 rework (group_type, migration_type), 5.7 runnable_avg in group_classify, 5.10 LB_LLC_SPREAD, 5.12 migrate_task-only active balance, 5.13 LBF_ACTIVE_LB, 5.16 LB_NEWIDLE_COST, 5.18 imb_numa_nr, 6.6 LB_SMT_BALANCE, 6.6 LB_SIBLING_IMBALANCE; wakeup 5.12+ select_idle_sibling (one select_idle_cpu pass for cores or CPUs, prev's SMT siblings, SIS_UTIL)
    * context switches: 38 (380/s)
    *   voluntary 0 (nvcsw), involuntary 34 (nivcsw), out of idle 4
    * wakeup preemptions: 0 (0.0/s)
    * migrations by reason:
-   *   load_balance                          1        10.0/s
+   *   (none)
    * load balance by level:
-   *   MC.CPU_NOT_IDLE              passes 9, balanced 6, failed 2, moved 1, active 0
+   *   MC.CPU_NOT_IDLE              passes 8, balanced 7, failed 1, moved 0, active 0
    *   PKG.CPU_NOT_IDLE             passes 4, balanced 3, failed 1, moved 0, active 0
    * ```
    */

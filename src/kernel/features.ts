@@ -2,7 +2,7 @@
 // one table, FEATURES) and sysctl tunables.
 
 /** Kernel versions whose scheduler logic we model. Each experiment picks its baseline era. */
-export const ERAS = ["2.6.29", "3.19", "4.8", "5.6", "5.19", "6.19"] as const;
+export const ERAS = ["2.6.29", "3.19", "4.8", "5.6", "5.10", "5.19", "6.6", "6.19"] as const;
 /** One of ERAS. */
 export type Era = (typeof ERAS)[number];
 
@@ -75,7 +75,9 @@ export const ERA_TRAITS: Readonly<Record<Era, EraTraits>> = {
   "3.19": traits([3, 19], "4.x"),
   "4.8": traits([4, 8], "4.x"),
   "5.6": traits([5, 6], "5.x"),
+  "5.10": traits([5, 10], "5.x"),
   "5.19": traits([5, 19], "5.x"),
+  "6.6": traits([6, 6], "5.x"),
   "6.19": traits([6, 19], "5.x"),
 };
 
@@ -111,6 +113,8 @@ export function eraAtLeast(era: Era, since: string): boolean {
  */
 export function fairPolicyNote(era: Era): string | null {
   if (!eraAtLeast(era, "6.6")) return null;
+  if (!eraAtLeast(era, "6.12"))
+    return `era ${era}: the fair class runs EEVDF (avg_vruntime, lag placement, virtual deadlines, RUN_TO_PARITY to curr's deadline; reweight keeps lag as v6.7 does); not modelled: HRTICK (off by default in v${era}), cgroups`;
   return `era ${era}: the fair class runs EEVDF (avg_vruntime, lag placement, virtual deadlines, RUN_TO_PARITY to the shortest queued slice, DELAY_DEQUEUE with DELAY_ZERO, per-task slices with PREEMPT_SHORT, lag-keeping reweight); not modelled: HRTICK (off by default in v${era}), cgroups, and the balancer's view of delayed tasks (it counts them as runnable and may move them)`;
 }
 
@@ -211,11 +215,11 @@ export const FEATURES = {
     why: "an idle-ish CPU asks overloaded CPUs by IPI to push RT tasks instead of all of them pulling and contending on one rq lock",
   },
   SIS_PROP: {
-    default: ["5.6", "5.19"] as readonly Era[],
+    default: ["5.6", "5.10", "5.19"] as readonly Era[],
     why: "select_idle_cpu scans a number of CPUs proportional to the expected idle time (off once SIS_UTIL came, v6.0)",
   },
   SIS_UTIL: {
-    default: from("6.19"),
+    default: from("6.6"),
     why: "select_idle_cpu's scan depth follows the LLC's utilisation (v6.0+)",
   },
   WA_IDLE: {
@@ -231,15 +235,15 @@ export const FEATURES = {
     why: "wake_affine_weight biases the comparison toward the previous CPU by imbalance_pct",
   },
   RUN_TO_PARITY: {
-    default: from("6.19"),
+    default: from("6.6"),
     why: "EEVDF (v6.6+): the running task keeps the CPU until it reaches the deadline it was picked with, unless it stops being eligible",
   },
   PLACE_LAG: {
-    default: from("6.19"),
+    default: from("6.6"),
     why: "EEVDF (v6.6+): an entity keeps the lag it had at dequeue when it is enqueued again",
   },
   PLACE_DEADLINE_INITIAL: {
-    default: from("6.19"),
+    default: from("6.6"),
     why: "EEVDF (v6.6+): a new task starts with half a slice to its deadline, as the others are on average halfway through theirs",
   },
   PLACE_REL_DEADLINE: {
@@ -264,6 +268,24 @@ export const FEATURES = {
     // v6.12, 54a58a787791 "sched/fair: Implement DELAY_ZERO"
     default: from("6.19"),
     why: "EEVDF (v6.12+): the lag of a delayed entity is clipped to 0 when it is finally dequeued or woken",
+  },
+  // Ours, not the kernel's: switches for balancer changes of later releases, on from the release
+  // that merged them, so that a patch can turn one off to see what it did (docs/balancer-history.md).
+  LB_LLC_SPREAD: {
+    default: from("5.10"),
+    why: "ours (v5.10, 16b0a7a1a0af): within an LLC, an overloaded busiest group is relieved by task count (migrate_task), not by the local group's spare capacity (migrate_util)",
+  },
+  LB_SMT_BALANCE: {
+    default: from("6.6"),
+    why: "ours (v6.6, fee1759e4f04 + 450e749707bc): an SMT group running 2+ tasks is group_smt_balance for an idle CPU, and an SMT group with one task is not picked over a non-SMT group",
+  },
+  LB_SIBLING_IMBALANCE: {
+    default: from("6.6"),
+    why: "ours (v6.6, 7ff1693236f5 + 450e749707bc): prefer-sibling spreading uses sibling_imbalance (per-core task ratio; none when this CPU is busy; at least one task to an empty group)",
+  },
+  LB_NEWIDLE_COST: {
+    default: from("5.19"),
+    why: "ours (v5.16, c5b0a7eefc70): newidle balance is skipped when avg_idle is below the lowest domain's max_newidle_lb_cost instead of sysctl_sched_migration_cost (0.5 ms); balance passes cost nothing in the model, so it then runs whenever a CPU is overloaded",
   },
   NEWIDLE: {
     default: true,

@@ -38,14 +38,14 @@ const CORE_WAKE_DOCS = {
         modelFile: "src/kernel/core/ttwu.ts",
       },
       {
-        eras: ["5.19"],
+        eras: ["5.10", "5.19"],
         kernel: "ttwu_queue_cond(cpu, wake_flags), from ttwu_queue_wakelist",
         file: "kernel/sched/core.c",
         model: "ttwuQueueCond519",
         modelFile: "src/kernel/core/ttwu.ts",
       },
       {
-        eras: ["6.19"],
+        eras: ["6.6", "6.19"],
         kernel: "ttwu_queue_cond(p, cpu), from ttwu_queue_wakelist",
         file: "kernel/sched/core.c",
         model: "ttwuQueueCond60",
@@ -90,14 +90,14 @@ const myPatch = patch("wakelist-only-to-idle").replace("core.ttwu_queue_cond", (
         modelFile: `${WAKE}/v48.ts`,
       },
       {
-        eras: ["5.6"],
+        eras: ["5.6", "5.10"],
         kernel: "select_task_rq_fair(p, prev_cpu, sd_flag, wake_flags)",
         file: "kernel/sched/fair.c",
         model: "selectTaskRqFair5x",
         modelFile: `${WAKE}/v5x.ts`,
       },
       {
-        eras: ["5.19", "6.19"],
+        eras: ["5.19", "6.6", "6.19"],
         kernel: "select_task_rq_fair(p, prev_cpu, wake_flags)",
         file: "kernel/sched/fair.c",
         model: "selectTaskRqFair5x",
@@ -143,7 +143,7 @@ const myPatch = patch("stay-on-idle-prev").replace("fair.select_task_rq", (ctx, 
         modelFile: `${WAKE}/v48.ts`,
       },
       {
-        eras: ["4.8", "5.6", "5.19", "6.19"],
+        eras: ["4.8", "5.6", "5.10", "5.19", "6.6", "6.19"],
         kernel: "wake_wide(p) (v4.3 form), clears want_affine in select_task_rq_fair",
         file: "kernel/sched/fair.c",
         model: "wakeWide",
@@ -187,7 +187,7 @@ const myPatch = patch("wake-wide-2x").replace("fair.wake_wide", (ctx) =>
         modelFile: `${WAKE}/v48.ts`,
       },
       {
-        eras: ["5.6", "5.19", "6.19"],
+        eras: ["5.6", "5.10", "5.19", "6.6", "6.19"],
         kernel:
           "wake_affine(sd, p, this_cpu, prev_cpu, sync): wake_affine_idle, wake_affine_weight",
         file: "kernel/sched/fair.c",
@@ -233,7 +233,7 @@ const myPatch = patch("sync-always-affine").replace("fair.wake_affine", (ctx, ba
         modelFile: `${WAKE}/v48.ts`,
       },
       {
-        eras: ["5.6", "5.19", "6.19"],
+        eras: ["5.6", "5.10", "5.19", "6.6", "6.19"],
         kernel:
           "select_idle_sibling(p, prev, target): select_idle_core, select_idle_cpu, select_idle_smt",
         file: "kernel/sched/fair.c",
@@ -279,7 +279,7 @@ const myPatch = patch("idle-prev-anywhere").replace("fair.select_idle_sibling", 
         modelFile: `${WAKE}/find_idlest.ts`,
       },
       {
-        eras: ["5.6", "5.19", "6.19"],
+        eras: ["5.6", "5.10", "5.19", "6.6", "6.19"],
         kernel:
           "find_idlest_group(sd, p, this_cpu) (v5.5 rewrite: group types, update_sg_wakeup_stats)",
         file: "kernel/sched/fair.c",
@@ -320,14 +320,14 @@ const RT_TOPOLOGY_DOCS = {
         modelFile: RT,
       },
       {
-        eras: ["3.19", "4.8", "5.6"],
+        eras: ["3.19", "4.8", "5.6", "5.10"],
         kernel: "select_task_rq_rt(p, cpu, sd_flag, flags)",
         file: "kernel/sched/rt.c",
         model: "selectTaskRqRtDefault",
         modelFile: RT,
       },
       {
-        eras: ["5.19", "6.19"],
+        eras: ["5.19", "6.6", "6.19"],
         kernel: "select_task_rq_rt(p, cpu, flags)",
         file: "kernel/sched/rt.c",
         model: "selectTaskRqRtDefault",
@@ -363,7 +363,7 @@ const myPatch = patch("rt-stay-if-idle").replace("rt.select_task_rq", (ctx, base
         modelFile: RT,
       },
       {
-        eras: ["3.19", "4.8", "5.6", "5.19", "6.19"],
+        eras: ["3.19", "4.8", "5.6", "5.10", "5.19", "6.6", "6.19"],
         kernel: "curr->prio <= p->prio in select_task_rq_rt and task_woken_rt",
         file: "kernel/sched/rt.c",
         model: "wakeupPushCondDefault",
@@ -399,7 +399,7 @@ const myPatch = patch("rt-push-strict").replace("rt.wakeup_push_cond", (ctx) =>
         modelFile: RT,
       },
       {
-        eras: ["4.8", "5.6", "5.19", "6.19"],
+        eras: ["4.8", "5.6", "5.10", "5.19", "6.6", "6.19"],
         kernel:
           "p->prio < cpu_rq(target)->rt.highest_prio.curr in select_task_rq_rt; the same in find_lock_lowest_rq",
         file: "kernel/sched/rt.c",
@@ -436,7 +436,7 @@ const myPatch = patch("rt-feasible-equal").replace("rt.target_feasible", (ctx) =
         modelFile: RT,
       },
       {
-        eras: ["3.19", "4.8", "5.6", "5.19", "6.19"],
+        eras: ["3.19", "4.8", "5.6", "5.10", "5.19", "6.6", "6.19"],
         kernel: "find_lowest_rq(task)",
         file: "kernel/sched/rt.c",
         model: "findLowestRqDefault",
@@ -480,7 +480,7 @@ const myPatch = patch("rt-prefer-idle").replace("rt.find_lowest_rq", (ctx, base)
         modelFile: "src/kernel/topology/topology.ts",
       },
       {
-        eras: ["5.6", "5.19", "6.19"],
+        eras: ["5.6", "5.10", "5.19", "6.6", "6.19"],
         kernel: "init_sched_groups_capacity(cpu, sd); update_group_capacity(sd, cpu)",
         file: "kernel/sched/topology.c; kernel/sched/fair.c",
         model: "groupCapacitySum",

@@ -27,7 +27,7 @@ export const LB_HOOK_DOCS = {
         modelFile: `${LB}/v48.ts`,
       },
       {
-        eras: ["5.6", "5.19", "6.19"],
+        eras: ["5.6", "5.10", "5.19", "6.6", "6.19"],
         kernel: "find_busiest_group(env) (v5.5 rewrite: group_type, migration_type)",
         ...FAIR,
         model: "findBusiestGroup56",
@@ -38,7 +38,7 @@ export const LB_HOOK_DOCS = {
     returns:
       "{ balanced: true, reason } (one per `goto out_balanced`), or { balanced: false, busiestGroup, imbalance, migrationType, forced }",
     defaultDoes:
-      "Gathers per-group statistics over env.sd's groups, picks the busiest, and decides whether to balance: 2.6.29 by average load per __cpu_power and imbalance_pct; 3.19/4.8 by group_type (overloaded, imbalanced) then avg_load, the CPU_IDLE idle-CPU test (fair.idle_imbalance_slack) or imbalance_pct, then fair.calculate_imbalance; 5.x by group_type order (has_spare .. overloaded, fair.group_classify), with the has_spare idle-CPU and NUMA rules, then fair.calculate_imbalance. Sets env.imbalance and env.migrationType.",
+      "Gathers per-group statistics over env.sd's groups, picks the busiest, and decides whether to balance: 2.6.29 by average load per __cpu_power and imbalance_pct; 3.19/4.8 by group_type (overloaded, imbalanced) then avg_load, the CPU_IDLE idle-CPU test (fair.idle_imbalance_slack) or imbalance_pct, then fair.calculate_imbalance; 5.x by group_type order (has_spare .. overloaded, fair.group_classify), with the has_spare idle-CPU and NUMA rules (6.6+: prefer-sibling by sibling_imbalance, and an SMT busiest forced for a non-SMT CPU), then fair.calculate_imbalance. Sets env.imbalance and env.migrationType.",
     example: {
       what: "a newly idle CPU never pulls across NUMA nodes",
       code: `import { patch, SD_NUMA } from "schedlab";
@@ -68,7 +68,7 @@ const myPatch = patch("no-newidle-numa").replace("fair.find_busiest_group", (ctx
         modelFile: `${LB}/v48.ts`,
       },
       {
-        eras: ["5.6", "5.19", "6.19"],
+        eras: ["5.6", "5.10", "5.19", "6.6", "6.19"],
         kernel: "calculate_imbalance(env, sds) (v5.5 rewrite)",
         ...FAIR,
         model: "calculateImbalance56Hook",
@@ -82,7 +82,7 @@ const myPatch = patch("no-newidle-numa").replace("fair.find_busiest_group", (ctx
     },
     returns: "{ imbalance, migrationType }: how much to move (load, util or tasks) and as what",
     defaultDoes:
-      "4.x: always migrate_load: the lesser of busiest's excess over the domain average (capped by its load above capacity when both groups are overloaded) and local's room below it, times capacity / SCHED_LOAD_SCALE; fix_small_imbalance when that is less than one task's load. 5.x: a misfit busiest gives migrate_misfit 1; asym_packing migrate_task of all its tasks; imbalanced migrate_task 1. A local group with spare capacity: migrate_util of its spare capacity when busiest is overloaded, else migrate_task of half the nr_running difference (busiest of one CPU, or SD_PREFER_SIBLING) or of the idle-CPU difference, passed through fair.numa_imbalance (before the halving in 5.18+). Otherwise migrate_load by average load against the domain average.",
+      "4.x: always migrate_load: the lesser of busiest's excess over the domain average (capped by its load above capacity when both groups are overloaded) and local's room below it, times capacity / SCHED_LOAD_SCALE; fix_small_imbalance when that is less than one task's load. 5.x: a misfit busiest gives migrate_misfit 1; asym_packing migrate_task of all its tasks; 6.6+ smt_balance migrate_task 1; imbalanced migrate_task 1. A local group with spare capacity: migrate_util of its spare capacity when busiest is overloaded (5.10+: not inside an LLC, LB_LLC_SPREAD), else migrate_task of half the nr_running difference (busiest of one CPU, or SD_PREFER_SIBLING; 6.6+ sibling_imbalance per core, LB_SIBLING_IMBALANCE) or of the idle-CPU difference, passed through fair.numa_imbalance (before the halving in 5.18+). Otherwise migrate_load by average load against the domain average (5.7+: 0 when local's avg_load is at or above busiest's; 6.3+: or above the domain's).",
     example: {
       what: "move at most one task when migrating tasks",
       code: `import { patch } from "schedlab";
@@ -112,7 +112,7 @@ const myPatch = patch("one-task-at-a-time").replace("fair.calculate_imbalance", 
         modelFile: `${LB}/v48.ts`,
       },
       {
-        eras: ["5.6", "5.19", "6.19"],
+        eras: ["5.6", "5.10", "5.19", "6.6", "6.19"],
         kernel: "find_busiest_queue(env, group) (by migration_type)",
         ...FAIR,
         model: "findBusiestQueue56",
@@ -152,7 +152,7 @@ const myPatch = patch("busiest-by-count").replace("fair.find_busiest_queue", (ct
         modelFile: `${LB}/detach.ts`,
       },
       {
-        eras: ["3.19", "4.8", "5.6", "5.19", "6.19"],
+        eras: ["3.19", "4.8", "5.6", "5.10", "5.19", "6.6", "6.19"],
         kernel: "can_migrate_task(p, env)",
         ...FAIR,
         model: "canMigrateTask",
@@ -185,7 +185,7 @@ const myPatch = patch("keep-big-tasks").replace("fair.can_migrate_task", (ctx, b
         modelFile: `${LB}/detach.ts`,
       },
       {
-        eras: ["3.19", "4.8", "5.6", "5.19", "6.19"],
+        eras: ["3.19", "4.8", "5.6", "5.10", "5.19", "6.6", "6.19"],
         kernel: "task_hot(p, env)",
         ...FAIR,
         model: "taskHot",
@@ -227,7 +227,7 @@ const myPatch = patch("hot-2ms").replace("fair.task_hot", (ctx) =>
         modelFile: `${LB}/v48.ts`,
       },
       {
-        eras: ["5.6", "5.19", "6.19"],
+        eras: ["5.6", "5.10", "5.19", "6.6", "6.19"],
         kernel:
           "need_active_balance(env): voluntary_active_balance (5.19+: imbalanced_active_balance)",
         ...FAIR,
@@ -238,7 +238,7 @@ const myPatch = patch("hot-2ms").replace("fair.task_hot", (ctx) =>
     context: { env: ENV },
     returns: "true: queue the stopper on env.srcCpu to push its running task to env.dstCpu",
     defaultDoes:
-      "Called after a pass found a busiest queue but moved nothing. 4.x: ASYM_PACKING on a newly idle CPU; an idle destination and a source with one CFS task on capacity reduced by RT/IRQ; else sd.nrBalanceFailed > sd.cacheNiceTries + 2. 5.x: the same voluntary cases plus migrate_misfit; the failure rule (5.10+: only for migrate_task).",
+      "Called after a pass found a busiest queue but moved nothing. 4.x: ASYM_PACKING on a newly idle CPU; an idle destination and a source with one CFS task on capacity reduced by RT/IRQ; else sd.nrBalanceFailed > sd.cacheNiceTries + 2. 5.x: the same voluntary cases plus migrate_misfit; the failure rule (5.12+: only for migrate_task).",
     example: {
       what: "kick the stopper after the first failed pass",
       code: `import { patch } from "schedlab";
@@ -266,7 +266,7 @@ const myPatch = patch("eager-active-balance").replace("fair.need_active_balance"
         modelFile: `${LB}/v48.ts`,
       },
       {
-        eras: ["5.6", "5.19", "6.19"],
+        eras: ["5.6", "5.10", "5.19", "6.6", "6.19"],
         kernel:
           "find_busiest_group, busiest not overloaded and env->idle != CPU_NOT_IDLE (idle or newly idle): busiest->group_weight > 1 && local->idle_cpus <= busiest->idle_cpus + 1",
         ...FAIR,
@@ -311,7 +311,15 @@ const myPatch = patch("idle-slack-2").replace("fair.idle_imbalance_slack", (ctx,
         modelFile: `${LB}/v5x.ts`,
       },
       {
-        eras: ["5.19", "6.19"],
+        eras: ["5.10"],
+        kernel:
+          "adjust_numa_imbalance(imbalance, busiest->sum_nr_running) after the >> 1 (b396f52326de: 0 when busiest runs <= 2)",
+        ...FAIR,
+        model: "numaImbalance",
+        modelFile: `${LB}/v5x.ts`,
+      },
+      {
+        eras: ["5.19", "6.6", "6.19"],
         kernel:
           "adjust_numa_imbalance(imbalance, dst_running, imb_numa_nr), from calculate_imbalance",
         ...FAIR,
@@ -331,7 +339,7 @@ const myPatch = patch("idle-slack-2").replace("fair.idle_imbalance_slack", (ctx,
     },
     returns: "the imbalance to use (0 keeps the tasks where they are)",
     defaultDoes:
-      "Before 5.18 and on non-NUMA domains: imbalance unchanged. 5.18+ on SD_NUMA: adjust_numa_imbalance, 0 while dstRunning <= imbNumaNr and imbalance <= NUMA_IMBALANCE_MIN (2).",
+      "On non-NUMA domains and in 5.6 and older: imbalance unchanged. 5.10 on SD_NUMA: 0 when busiest runs at most 2 tasks (b396f52326de). 5.18+ on SD_NUMA: adjust_numa_imbalance, 0 while dstRunning <= imbNumaNr and imbalance <= NUMA_IMBALANCE_MIN (2).",
     example: {
       what: "seed 003 (Mel Gorman, 2020): keep a pair of communicating tasks on one node",
       code: `import { patch, SD_NUMA } from "schedlab";
@@ -359,7 +367,7 @@ const myPatch = patch("numa-pair").replace("fair.numa_imbalance", (ctx, base) =>
         modelFile: `${LB}/v5x.ts`,
       },
       {
-        eras: ["5.6", "5.19", "6.19"],
+        eras: ["5.6", "5.10", "5.19", "6.6", "6.19"],
         kernel: "group_classify(imbalance_pct, group, sgs)",
         ...FAIR,
         model: "groupClassify56",
@@ -369,12 +377,12 @@ const myPatch = patch("numa-pair").replace("fair.numa_imbalance", (ctx, base) =>
     context: {
       env: ENV,
       group: "the sched group (group.imbalance: sgc->imbalance, a child failed on affinity)",
-      sgs: "its struct sg_lb_stats (SgLbStats56): sumNrRunning, sumHNrRunning, idleCpus, groupWeight, groupCapacity, groupUtil, groupRunnable, groupMisfitTaskLoad, groupAsymPacking",
+      sgs: "its struct sg_lb_stats (SgLbStats56): sumNrRunning, sumHNrRunning, idleCpus, groupWeight, groupCapacity, groupUtil, groupRunnable, groupMisfitTaskLoad, groupAsymPacking, groupSmtBalance (6.6+)",
     },
     returns:
-      "the group_type, one of GROUP_TYPES_56 (has_spare < fully_busy < misfit_task < asym_packing < imbalanced < overloaded)",
+      "the group_type, one of GROUP_TYPES_56 (has_spare < fully_busy < misfit_task < smt_balance (6.6+) < asym_packing < imbalanced < overloaded)",
     defaultDoes:
-      "group_overloaded if more tasks than CPUs and util (5.7+: or runnable) above capacity by imbalance_pct; else group_imbalanced if group.imbalance; group_asym_packing; group_misfit_task; group_fully_busy if it has no spare capacity (at least as many tasks as CPUs and util, 5.7+ or runnable, near capacity); else group_has_spare.",
+      "group_overloaded if more tasks than CPUs and util (5.7+: or runnable) above capacity by imbalance_pct; else group_imbalanced if group.imbalance; group_asym_packing; 6.6+ group_smt_balance (sgs.groupSmtBalance: an idle CPU facing an SMT group running 2+ tasks, LB_SMT_BALANCE); group_misfit_task; group_fully_busy if it has no spare capacity (at least as many tasks as CPUs and util, 5.7+ or runnable, near capacity); else group_has_spare.",
     example: {
       what: "a group with an idle CPU has spare capacity unless it is overloaded",
       code: `import { patch } from "schedlab";
@@ -397,7 +405,7 @@ const myPatch = patch("idle-means-spare").replace("fair.group_classify", (ctx, b
         modelFile: `${LB}/common.ts`,
       },
       {
-        eras: ["3.19", "4.8", "5.6", "5.19", "6.19"],
+        eras: ["3.19", "4.8", "5.6", "5.10", "5.19", "6.6", "6.19"],
         kernel: "get_sd_balance_interval(sd, cpu_busy)",
         ...FAIR,
         model: "getSdBalanceInterval",

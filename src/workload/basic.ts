@@ -211,7 +211,7 @@ export interface SleepersParams {
  * ```
  * Prints:
  * ```text
- * 1635 cycles/s
+ * 1665 cycles/s
  * ```
  */
 export function sleepers(params: SleepersParams): Workload {

@@ -152,7 +152,7 @@ test("2.6.29 rq->load.weight counts RT tasks (inc_cpu_load in enqueue_task_rt)",
 });
 
 test("RT_PUSH_IPI is on by default from 4.1 (4.8 on), off in 3.19", () => {
-  assert.deepEqual(FEATURES.RT_PUSH_IPI.default, ["4.8", "5.6", "5.19", "6.19"]);
+  assert.deepEqual(FEATURES.RT_PUSH_IPI.default, ["4.8", "5.6", "5.10", "5.19", "6.6", "6.19"]);
   assert.equal(eraDefaults("3.19").features.RT_PUSH_IPI, false);
 });
 

@@ -255,8 +255,15 @@ export class FairBalancer {
     const jiffy = jiffyNs(k);
     const modern = ERA_TRAITS[k.era].family !== "2.6";
     if (modern) {
-      // Skip when the CPU tends to idle only briefly, or nothing anywhere is overloaded.
-      if (rq.avgIdle < k.tunables.sched_migration_cost_ns || k.nrOverloaded === 0) return;
+      // Skip when nothing anywhere is overloaded, or the CPU tends to idle only briefly: up to
+      // v5.15 avg_idle < sysctl_sched_migration_cost; v5.16+ (c5b0a7eefc70, LB_NEWIDLE_COST)
+      // avg_idle < the lowest domain's max_newidle_lb_cost, which stays 0 here because the
+      // model charges nothing for a balance pass.
+      if (k.nrOverloaded === 0) return;
+      const gate = k.features.LB_NEWIDLE_COST
+        ? (k.domains.domains[rq.cpu][0]?.maxNewidleLbCost ?? 0)
+        : k.tunables.sched_migration_cost_ns;
+      if (rq.avgIdle < gate) return;
     }
     if (this.blockedAverages) updateBlockedAverages(k, rq);
     let nextBalance = k.now + this.hz * jiffy;

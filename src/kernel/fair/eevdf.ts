@@ -26,6 +26,7 @@
 import type { SchedCore } from "../core/api";
 import type { CfsRq, Task } from "../sched";
 import { calcDeltaFair, clearBuddies, type FairPolicy } from "./fair";
+import { eraAtLeast } from "../features";
 
 /** sysctl_sched_base_slice as scaled by update_sysctl (0.75 ms x (1 + ilog2(min(ncpus, 8)))). */
 function baseSlice(k: SchedCore): number {
@@ -197,7 +198,8 @@ export const EEVDF_POLICY: FairPolicy = {
       renewed = true;
     }
     if (rq.cfs.nrRunning === 1) return;
-    if (renewed || !protectSlice(curr)) {
+    // v6.6-v6.16: update_deadline() reschedules only when it renewed the deadline
+    if (renewed || (eraAtLeast(k.era, "6.17") && !protectSlice(curr))) {
       k.reschedCurr(rq);
       clearBuddies(rq.cfs, curr);
     }
@@ -207,6 +209,12 @@ export const EEVDF_POLICY: FairPolicy = {
     // deadline, or the shortest queued slice (RUN_TO_PARITY) / one unscaled base slice
     // (NO_RUN_TO_PARITY) when that is shorter than its own
     const se = p.se;
+    if (!eraAtLeast(k.era, "6.17")) {
+      // v6.6-v6.16: RUN_TO_PARITY keeps curr to its deadline (set_next_entity marks
+      // vlag = deadline, __pick_eevdf honours it); without it there is no protection
+      se.vprot = k.features.RUN_TO_PARITY ? se.deadline : se.vruntime;
+      return;
+    }
     let slice = k.features.RUN_TO_PARITY
       ? cfsRqMinSlice(cfs, p)
       : k.tunables.sched_min_granularity_ns;

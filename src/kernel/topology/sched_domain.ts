@@ -64,6 +64,14 @@ export interface SchedGroup {
   imbalance: boolean;
   /** first CPU of the group: the one that balances for it (group_balance_cpu). */
   balanceCpu: number;
+  /**
+   * sg->flags: the flags of the child domain the group spans (0 for a single CPU, and for a
+   * lone SMT thread, whose degenerate SMT domain the kernel removes). Read by the v6.6+
+   * balancer (SD_SHARE_CPUCAPACITY: an SMT group). Absent = 0.
+   */
+  flags?: number;
+  /** sg->cores (v6.6, d24cb0d9113f): the cores (SMT sibling sets) in the group. Absent = weight. */
+  cores?: number;
 }
 
 /** struct sched_domain, per CPU per level. Mutable balance state lives here as in the kernel. */

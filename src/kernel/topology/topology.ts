@@ -364,6 +364,7 @@ export function buildSchedDomains(
     cpus: number[],
     balanceCpu: number,
     ownerLevel: number,
+    childFlags = 0,
   ): SchedGroup => {
     let e = pool[li].get(cpus);
     if (!e) {
@@ -374,6 +375,9 @@ export function buildSchedDomains(
           capacity: SCHED_CAPACITY_SCALE * cpus.length,
           imbalance: false,
           balanceCpu,
+          // sg->flags = child->flags; a one-CPU child is degenerate and its flags are cleared
+          flags: cpus.length > 1 ? childFlags : 0,
+          cores: new Set(cpus.map((c) => machine.cpus[c].core)).size,
         },
         ownerLevel,
       };
@@ -407,7 +411,7 @@ export function buildSchedDomains(
       const sib = perLevel[li][i];
       const cpus = sib?.child ? sib.child.span : single[i];
       for (const c of cpus) covered[c] = mark;
-      out.push(getGroup(li, cpus, cpus[0], li));
+      out.push(getGroup(li, cpus, cpus[0], li, sib?.child?.flags ?? 0));
     }
     return out;
   }
@@ -440,7 +444,7 @@ export function buildSchedDomains(
         balanceCpuMemo[owner].set(cpus, balanceCpu);
       }
       for (const c of cpus) covered[c] = mark;
-      out.push(getGroup(li, cpus, balanceCpu, owner));
+      out.push(getGroup(li, cpus, balanceCpu, owner, sib.child?.flags ?? 0));
     }
     return out;
   }

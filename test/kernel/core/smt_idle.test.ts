@@ -70,7 +70,9 @@ test("SMT thread capacity: smt_gain / 2 = 589 in 3.19 and 4.8 only; a thread alo
     "3.19": 589,
     "4.8": 589,
     "5.6": 1024,
+    "5.10": 1024,
     "5.19": 1024,
+    "6.6": 1024,
     "6.19": 1024,
   };
   for (const era of Object.keys(want) as Era[]) {

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { machineBuilder } from "../../../src/machine/builder";
 import { run, wait, wake } from "../../../src/kernel/ops";
-import { ERAS, type Era } from "../../../src/kernel/features";
+import { ERAS, type Era, eraAtLeast } from "../../../src/kernel/features";
 import type { Kernel } from "../../../src/kernel/core/core";
 import { boot } from "../boot";
 
@@ -37,7 +37,7 @@ function expected(era: Era, c: Case): string {
   if (c.target === 2) return "wakelist"; // !cpus_share_cache
   // Same LLC: v3.0-v5.19 lock the remote rq; v6.0+ queue on an idle target (!nr_running).
   // (v5.8+ eras count a same-LLC wakelist wakeup apart: wakelist_llc.)
-  if (era === "6.19" && !c.busy) return "wakelist_llc";
+  if (eraAtLeast(era, "6.0") && !c.busy) return "wakelist_llc";
   return "remote";
 }
 

@@ -44,6 +44,7 @@ const features = {
 };
 const core = (over: Partial<typeof features> = {}) =>
   ({
+    era: "6.19",
     features: { ...features, ...over },
     cfsTiming: { minGranularity: 3_000_000 },
     tunables: { sched_min_granularity_ns: 750_000 },
@@ -227,8 +228,9 @@ test("a migrated task keeps its lag and relative deadline across runqueues whose
     seed: "t",
     trace: false,
   });
-  // cpu0 runs long before cpu1 gets anyone: their vruntime clocks drift apart
-  for (const i of [0, 1, 2]) k.spawn({ comm: `a${i}`, cpu: 0, cpus: [0, 1], program: forever });
+  // cpu0 runs long before cpu1 gets anyone: their vruntime clocks drift apart (pinned, or an
+  // idle cpu1 would pull one: 5.10+ spreads tasks by count within an LLC)
+  for (const i of [0, 1, 2]) k.spawn({ comm: `a${i}`, cpu: 0, cpus: [0], program: forever });
   k.runUntil(200_000_000);
   k.spawn({ comm: "b0", cpu: 1, cpus: [1], program: forever });
   k.runUntil(201_000_000);

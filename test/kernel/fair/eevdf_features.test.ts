@@ -46,8 +46,9 @@ const FEATURES = {
   DELAY_ZERO: true,
 };
 type Over = Partial<typeof FEATURES>;
-const core = (over: Over = {}, cfs: CfsRq | null = null) =>
+const core = (over: Over = {}, cfs: CfsRq | null = null, era = "6.19") =>
   ({
+    era,
     features: { ...FEATURES, ...over },
     cfsTiming: { minGranularity: 3_000_000 },
     tunables: { sched_min_granularity_ns: 750_000 },
@@ -269,6 +270,25 @@ test("RUN_TO_PARITY protects curr only up to the shortest slice queued beside it
   EEVDF_POLICY.afterUpdateCurr!(k, rq as never, curr);
   assert.equal(resched, 1, "past vprot: resched although its deadline is 2.4 ms away");
   assert.equal(curr.se.deadline, 3_000_000, "the request is not renewed");
+});
+
+test("v6.6-v6.16: RUN_TO_PARITY protects curr to its deadline, and only a renewed deadline reschedules", () => {
+  const curr = entity(1, 0, 1024, 3_000_000);
+  const short = entity(2, 0, 1024, 500_000);
+  short.se.slice = 500_000;
+  EEVDF_POLICY.onSetNext!(core({}, null, "6.6"), cfsOf([short]), curr);
+  assert.equal(curr.se.vprot, 3_000_000, "to the deadline, whatever is queued beside it");
+  EEVDF_POLICY.onSetNext!(core({ RUN_TO_PARITY: false }, null, "6.6"), cfsOf([short]), curr);
+  assert.equal(curr.se.vprot, curr.se.vruntime, "no protection without RUN_TO_PARITY");
+  let resched = 0;
+  const k = { ...core({}, null, "6.6"), reschedCurr: () => resched++ } as unknown as SchedCore;
+  const rq = { cfs: cfsOf([short], curr) };
+  curr.se.vruntime = 600_000;
+  EEVDF_POLICY.afterUpdateCurr!(k, rq as never, curr);
+  assert.equal(resched, 0, "past the 6.17 protection but before the deadline");
+  curr.se.vruntime = 3_000_000;
+  EEVDF_POLICY.afterUpdateCurr!(k, rq as never, curr);
+  assert.equal(resched, 1, "the deadline renewed");
 });
 
 test("a spawned task's slice (v6.12+) shortens its deadline; eras before 6.12 ignore it", () => {

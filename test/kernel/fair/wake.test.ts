@@ -303,13 +303,19 @@ test("5.6 NUMA: a sync wakeup pulls the wakee across nodes (the NUMA domain keep
   assert.deepEqual(k.counters.wakePlacement, { idle_core: 1 });
 });
 
-test("6.19 SIS_UTIL stops the LLC scan when the LLC is saturated; 5.19 SIS_PROP still scans 4 CPUs", () => {
-  for (const era of ["5.19", "6.19"] as Era[]) {
-    const k = kernel("x86-104t", era);
+test("6.6/6.19 SIS_UTIL stops the LLC scan when the LLC is saturated; 5.19 SIS_PROP (or SIS_UTIL off) still finds cpu3", () => {
+  const noSisUtil = patch("no SIS_UTIL").feature("SIS_UTIL", false);
+  for (const [era, patches] of [
+    ["5.19", []],
+    ["6.6", []],
+    ["6.19", []],
+    ["6.19", [noSisUtil]],
+  ] as [Era, Patch[]][]) {
+    const k = kernel("x86-104t", era, { patches });
     const { wakee } = wakeScenario(k, 20, 0, 200_000_000, true);
     busyLlc(k, [0, 3]); // cpu3 idle, its sibling busy: no idle core; ~98% util elsewhere
     k.runUntil(310_000_000); // 200 ms of work beside a busy SMT sibling (x0.65) takes ~308 ms
-    if (era === "6.19") {
+    if (era !== "5.19" && patches.length === 0) {
       // nr_idle_scan = llc_weight * (1 - (util / capacity)^2 * 1.17^2), floored at 0: no scan.
       assert.equal(wakeState(k).nrIdleScan[k.domains.sdLlcId[0]], 0);
       assert.equal(wakee.cpu, 0);

@@ -195,11 +195,12 @@ export interface SdLbStats48 {
   localStat: SgLbStats48;
 }
 
-/** 5.5+ enum group_type, ordered by pull priority. */
+/** 5.5+ enum group_type, ordered by pull priority (group_smt_balance: v6.6+). */
 export const GROUP_TYPES_56 = [
   "group_has_spare",
   "group_fully_busy",
   "group_misfit_task",
+  "group_smt_balance",
   "group_asym_packing",
   "group_imbalanced",
   "group_overloaded",
@@ -220,6 +221,8 @@ export interface SgLbStats56 {
   groupWeight: number;
   groupType: GroupType56;
   groupAsymPacking: boolean;
+  /** v6.6+ (fee1759e4f04): an SMT group with 2+ tasks that an idle CPU should relieve. */
+  groupSmtBalance?: boolean;
   groupMisfitTaskLoad: number;
 }
 

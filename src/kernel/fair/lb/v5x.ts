@@ -1,9 +1,15 @@
 // The 5.6 balancer decisions (Vincent Guittot's 5.5 rework plus Mel Gorman's 5.6 NUMA rule,
 // which is the "fair.numa_imbalance" hook here): group_type / migration_type, PELT load
-// (cpu_load = cfs_rq->avg.load_avg), util and task counts. Later eras reuse it with switches:
-// 5.7 runnable_avg in the classification, 5.18 adjust_numa_imbalance before the >> 1.
-// Not modelled: misfit (no SD_ASYM_CPUCAPACITY flag in the model), EAS, NUMA balancing's
-// fbq_type, 6.x's sibling_imbalance / group_smt_balance.
+// (cpu_load = cfs_rq->avg.load_avg), util and task counts. Later eras reuse it with switches
+// (docs/balancer-history.md lists each with its commit): 5.7 runnable_avg in the
+// classification and no pull by a local group busier than busiest; 5.10 no migrate_util inside
+// an LLC (LB_LLC_SPREAD); 5.12 active balance only for migrate_task failures; 5.18
+// adjust_numa_imbalance before the >> 1; 6.3 no pull by a local group above average; 6.5/6.6
+// group_smt_balance and the SMT tie rules (LB_SMT_BALANCE, v66.ts) and sibling_imbalance
+// (LB_SIBLING_IMBALANCE, v66.ts). 6.10 renamed find_busiest_group / find_busiest_queue /
+// load_balance to sched_balance_find_src_group / _src_rq / sched_balance_rq; the model keeps
+// the older names. Not modelled: misfit (no SD_ASYM_CPUCAPACITY flag in the model), EAS, NUMA
+// balancing's fbq_type, asym packing priorities beyond lower-CPU-first.
 import type { SchedGroup } from "../../topology/sched_domain";
 import { SD_ASYM_PACKING, SD_NUMA, SD_PREFER_SIBLING } from "../../topology/sched_domain";
 import {
@@ -26,6 +32,8 @@ import {
 import { checkCpuCapacity, cpuUtil, lbHook, schedAsymPrefer } from "./common";
 import { eraAtLeast } from "../../features";
 import { idleImbalanceSlack } from "./v48";
+import { siblingImbalance, smtBalance, smtGroup, smtVsNonsmtGroups } from "./v66";
+import { SD_SHARE_PKG_RESOURCES } from "../../topology/sched_domain";
 
 const UINT_MAX = 4294967295;
 const ULONG_MAX = 2 ** 64 - 1;
@@ -71,12 +79,16 @@ export function groupIsOverloaded56(env: LbEnv, sgs: SgLbStats56): boolean {
   return eraAtLeast(env.era, "5.7") && sgs.groupCapacity * pct < sgs.groupRunnable * 100;
 }
 
-/** group_classify (5.5+): overloaded > imbalanced > asym_packing > misfit > fully_busy > has_spare. */
+/**
+ * group_classify (5.5+): overloaded > imbalanced > asym_packing > (6.6+ smt_balance) > misfit >
+ * fully_busy > has_spare.
+ */
 export function groupClassify56(ctx: GroupClassifyCtx): GroupType56 {
   const { env, group, sgs } = ctx;
   if (groupIsOverloaded56(env, sgs)) return "group_overloaded";
   if (group.imbalance) return "group_imbalanced";
   if (sgs.groupAsymPacking) return "group_asym_packing";
+  if (sgs.groupSmtBalance) return "group_smt_balance";
   if (sgs.groupMisfitTaskLoad) return "group_misfit_task";
   if (!groupHasCapacity56(env, sgs)) return "group_fully_busy";
   return "group_has_spare";
@@ -105,6 +117,13 @@ export function updateSgLbStats56(env: LbEnv, group: SchedGroup): SgLbStats56 {
   }
   sgs.groupCapacity = group.capacity;
   sgs.groupWeight = group.weight;
+  // Check for loaded SMT group to be balanced to dst CPU (6.6+)
+  if (
+    env.features.LB_SMT_BALANCE &&
+    !group.cpus.includes(env.dstCpu) &&
+    smtBalance(env, sgs, group)
+  )
+    sgs.groupSmtBalance = true;
   sgs.groupType = lbHook(env.hooks, "fair.group_classify", groupClassify56)({ env, group, sgs });
   if (sgs.groupType === "group_overloaded")
     sgs.avgLoad = Math.floor((sgs.groupLoad * SCHED_LOAD_SCALE) / sgs.groupCapacity);
@@ -122,8 +141,8 @@ export function updateSdPickBusiest56(
   sg: SchedGroup,
   sgs: SgLbStats56,
 ): boolean {
-  void env;
   const busiest = sds.busiestStat;
+  const smt = env.features.LB_SMT_BALANCE;
   if (!sgs.sumHNrRunning) return false;
   if (sgs.groupType === "group_misfit_task" && sds.localStat.groupType !== "group_has_spare")
     return false;
@@ -133,8 +152,13 @@ export function updateSdPickBusiest56(
   if (r < rb) return false;
   switch (sgs.groupType) {
     case "group_overloaded":
-    case "group_fully_busy":
       return sgs.avgLoad > busiest.avgLoad;
+    case "group_smt_balance":
+      // Spare CPUs on either SMT group: has_spare handling; else fully_busy (450e749707bc)
+      if (sgs.idleCpus !== 0 || busiest.idleCpus !== 0) return pickHasSpare(sgs, busiest);
+      return pickFullyBusy(sds, sgs, smt);
+    case "group_fully_busy":
+      return pickFullyBusy(sds, sgs, smt);
     case "group_imbalanced":
       return false;
     case "group_asym_packing":
@@ -142,11 +166,30 @@ export function updateSdPickBusiest56(
     case "group_misfit_task":
       return sgs.groupMisfitTaskLoad >= busiest.groupMisfitTaskLoad;
     case "group_has_spare":
-      if (sgs.idleCpus > busiest.idleCpus) return false;
-      if (sgs.idleCpus === busiest.idleCpus && sgs.sumNrRunning <= busiest.sumNrRunning)
-        return false;
-      return true;
+      // 6.6+: do not pick an SMT group running one task over a non-SMT group (the core would
+      // go idle)
+      if (smt && smtVsNonsmtGroups(sds.busiest, sg))
+        return !(smtGroup(sg) && sgs.sumHNrRunning <= 1);
+      return pickHasSpare(sgs, busiest);
   }
+}
+
+/**
+ * fully_busy: avg_load is not computed (0), so the first such group wins; 6.5+ (5fd6d7f43958,
+ * under LB_SMT_BALANCE) keeps an SMT busiest on a tie and lets a later group replace a non-SMT one.
+ */
+function pickFullyBusy(sds: SdLbStats56, sgs: SgLbStats56, smt: boolean): boolean {
+  const busiest = sds.busiestStat;
+  if (!smt) return sgs.avgLoad > busiest.avgLoad;
+  if (sgs.avgLoad < busiest.avgLoad) return false;
+  // SMT sched groups need more help than non-SMT groups.
+  return !(sgs.avgLoad === busiest.avgLoad && smtGroup(sds.busiest));
+}
+
+/** has_spare: the group with fewer idle CPUs, then more running tasks. */
+function pickHasSpare(sgs: SgLbStats56, busiest: SgLbStats56): boolean {
+  if (sgs.idleCpus > busiest.idleCpus) return false;
+  return !(sgs.idleCpus === busiest.idleCpus && sgs.sumNrRunning <= busiest.sumNrRunning);
 }
 
 /** update_sd_lb_stats (5.6). prefer_sibling: the child domain has SD_PREFER_SIBLING. */
@@ -179,12 +222,16 @@ export function updateSdLbStats56(env: LbEnv): SdLbStats56 {
 }
 
 /**
- * The NUMA allowance in the has_spare branch. Era defaults: 5.6 and older none (the seed 003
- * patch is the 5.6 rule: 0 when busiest->sum_nr_running <= 2); 5.18+ adjust_numa_imbalance.
+ * The NUMA allowance in the has_spare branch. Era defaults: 5.6 and older none (the model's 5.6
+ * is the tree before b396f52326de, seed 003's patch); 5.10 that rule (0 when
+ * busiest->sum_nr_running <= 2); 5.18+ adjust_numa_imbalance with imb_numa_nr.
  */
 export function numaImbalance(ctx: NumaImbalanceCtx): number {
-  if (!eraAtLeast(ctx.env.era, "5.18") || !(ctx.sd.flags & SD_NUMA)) return ctx.imbalance;
-  return adjustNumaImbalance(ctx.imbalance, ctx.dstRunning, ctx.imbNumaNr);
+  if (!(ctx.sd.flags & SD_NUMA)) return ctx.imbalance;
+  if (eraAtLeast(ctx.env.era, "5.18"))
+    return adjustNumaImbalance(ctx.imbalance, ctx.dstRunning, ctx.imbNumaNr);
+  if (eraAtLeast(ctx.env.era, "5.7")) return numaImbalanceSmallPair56(ctx);
+  return ctx.imbalance;
 }
 
 /** NUMA_IMBALANCE_MIN (5.18+). */
@@ -216,12 +263,17 @@ export function calculateImbalance56(env: LbEnv, sds: SdLbStats56): ImbalanceRes
     return { migrationType: "migrate_misfit", imbalance: 1 };
   if (busiest.groupType === "group_asym_packing")
     return { migrationType: "migrate_task", imbalance: busiest.sumHNrRunning };
+  // 6.6+: reduce the number of tasks sharing CPU capacity
+  if (busiest.groupType === "group_smt_balance")
+    return { migrationType: "migrate_task", imbalance: 1 };
   // group_imb: move any task; the next pass balances back
   if (busiest.groupType === "group_imbalanced")
     return { migrationType: "migrate_task", imbalance: 1 };
 
   if (local.groupType === "group_has_spare") {
-    if (groupTypeRank(busiest.groupType) > groupTypeRank("group_fully_busy")) {
+    // 5.10+ (LB_LLC_SPREAD): inside an LLC spread tasks as the wakeup path does, by count
+    const llcSpread = env.features.LB_LLC_SPREAD && (env.sd.flags & SD_SHARE_PKG_RESOURCES) !== 0;
+    if (groupTypeRank(busiest.groupType) > groupTypeRank("group_fully_busy") && !llcSpread) {
       // busiest overloaded: fill local's spare capacity
       const imbalance = Math.max(local.groupCapacity, local.groupUtil) - local.groupUtil;
       if (env.idle !== "CPU_NOT_IDLE" && imbalance === 0)
@@ -231,8 +283,10 @@ export function calculateImbalance56(env: LbEnv, sds: SdLbStats56): ImbalanceRes
     const late = eraAtLeast(env.era, "5.18"); // the >> 1 moved after the NUMA adjustment
     let imbalance: number;
     if (busiest.groupWeight === 1 || sds.preferSibling) {
-      // spread running tasks evenly over the groups
-      imbalance = Math.max(0, busiest.sumNrRunning - local.sumNrRunning);
+      // spread running tasks evenly over the groups (6.6+: per core, sibling_imbalance)
+      imbalance = env.features.LB_SIBLING_IMBALANCE
+        ? siblingImbalance(env, sds, busiest, local)
+        : Math.max(0, busiest.sumNrRunning - local.sumNrRunning);
     } else {
       // no overload: even out the number of idle CPUs
       imbalance = Math.max(0, local.idleCpus - busiest.idleCpus);
@@ -259,7 +313,13 @@ export function calculateImbalance56(env: LbEnv, sds: SdLbStats56): ImbalanceRes
   // local is fully busy (or worse) but has to take load: avg_load is needed now
   if (groupTypeRank(local.groupType) < groupTypeRank("group_overloaded")) {
     local.avgLoad = Math.floor((local.groupLoad * SCHED_LOAD_SCALE) / local.groupCapacity);
+    // 5.7+ (111688ca1c4a): local more loaded than busiest pulls nothing; 5.6 wraps below
+    if (eraAtLeast(env.era, "5.7") && local.avgLoad >= busiest.avgLoad)
+      return { migrationType: "migrate_load", imbalance: 0 };
     sds.avgLoad = Math.floor((sds.totalLoad * SCHED_LOAD_SCALE) / sds.totalCapacity);
+    // 6.3+ (91dcf1e8068e): nor does a local group above the domain average
+    if (eraAtLeast(env.era, "6.3") && local.avgLoad >= sds.avgLoad)
+      return { migrationType: "migrate_load", imbalance: 0 };
   }
   const imbalance = Math.floor(
     Math.min(
@@ -310,11 +370,17 @@ export function findBusiestGroup56(ctx: FindBusiestGroupCtx): FbgResult {
     if (
       sds.preferSibling &&
       local.groupType === "group_has_spare" &&
-      busiest.sumNrRunning > local.sumNrRunning + 1
+      (env.features.LB_SIBLING_IMBALANCE
+        ? siblingImbalance(env, sds, busiest, local) > 1
+        : busiest.sumNrRunning > local.sumNrRunning + 1)
     ) {
       forced = true;
     } else if (bt !== "group_overloaded") {
       if (env.idle === "CPU_NOT_IDLE") return balanced("busy_dst_not_overloaded");
+      // 6.6+: let a non-SMT CPU pull from an SMT core whose threads share it
+      if (bt === "group_smt_balance" && smtVsNonsmtGroups(sds.local, sds.busiest)) forced = true;
+    }
+    if (!forced && bt !== "group_overloaded") {
       const slack = lbHook(
         env.hooks,
         "fair.idle_imbalance_slack",
@@ -425,13 +491,13 @@ export function voluntaryActiveBalance56(env: LbEnv): boolean {
 
 /**
  * need_active_balance: 5.6 = voluntary || nr_balance_failed > cache_nice_tries + 2;
- * 5.10+ keeps the failure rule only for migrate_task (imbalanced_active_balance).
+ * 5.12+ (e9b9734b7465) keeps the failure rule only for migrate_task (imbalanced_active_balance).
  */
 export function needActiveBalance56(ctx: NeedActiveBalanceCtx): boolean {
   const { env } = ctx;
   const sd = env.sd;
   if (voluntaryActiveBalance56(env)) return true;
   const failedEnough = sd.nrBalanceFailed > sd.cacheNiceTries + 2;
-  if (eraAtLeast(env.era, "5.10")) return env.migrationType === "migrate_task" && failedEnough;
+  if (eraAtLeast(env.era, "5.12")) return env.migrationType === "migrate_task" && failedEnough;
   return failedEnough;
 }

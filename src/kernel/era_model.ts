@@ -1,0 +1,56 @@
+// What an era runs in the model, in words: the fair pick policy, the load balancer's generation
+// and the later-release changes it carries, and the wakeup path. `schedlab domains` and
+// explain() print it; docs/balancer-history.md has the commits.
+import { ERA_TRAITS, type Era, eraAtLeast, eraDefaults } from "./features";
+
+/** The fair class's pick: CFS up to 5.19, EEVDF from 6.6 (core.ts chooses the FairPolicy). */
+export function pickPolicyOf(era: Era): "CFS" | "EEVDF" {
+  return eraAtLeast(era, "6.6") ? "EEVDF" : "CFS";
+}
+
+/** The balancer an era runs: its generation and, for 5.x, the later changes (with release). */
+export function balancerOf(era: Era): string {
+  switch (ERA_TRAITS[era].family) {
+    case "2.6":
+      return "2.6.29 find_busiest_group (cpu_load[] of load weights, __cpu_power, imbalance_pct)";
+    case "4.x":
+      return "4.x find_busiest_group (PELT with cpu_load[] and load_idx; group_other/imbalanced/overloaded)";
+    case "5.x": {
+      const f = eraDefaults(era).features;
+      const parts = ["v5.5 rework (group_type, migration_type)"];
+      if (eraAtLeast(era, "5.7")) parts.push("5.7 runnable_avg in group_classify");
+      if (f.LB_LLC_SPREAD) parts.push("5.10 LB_LLC_SPREAD");
+      if (eraAtLeast(era, "5.12")) parts.push("5.12 migrate_task-only active balance");
+      if (eraAtLeast(era, "5.13")) parts.push("5.13 LBF_ACTIVE_LB");
+      if (f.LB_NEWIDLE_COST) parts.push("5.16 LB_NEWIDLE_COST");
+      if (eraAtLeast(era, "5.18")) parts.push("5.18 imb_numa_nr");
+      if (f.LB_SMT_BALANCE) parts.push("6.6 LB_SMT_BALANCE");
+      if (f.LB_SIBLING_IMBALANCE) parts.push("6.6 LB_SIBLING_IMBALANCE");
+      return parts.join(", ");
+    }
+  }
+}
+
+/** The wakeup path an era runs (select_task_rq_fair's fast path). */
+export function wakeupOf(era: Era): string {
+  switch (ERA_TRAITS[era].family) {
+    case "2.6":
+      return "2.6.29 wake_affine + wake_idle";
+    case "4.x":
+      return eraAtLeast(era, "4.3")
+        ? "4.x wake_wide + select_idle_sibling (idle group walk)"
+        : "3.x wake_wide (v3.12) + select_idle_sibling (idle group walk)";
+    case "5.x": {
+      const f = eraDefaults(era).features;
+      const depth = f.SIS_UTIL ? "SIS_UTIL" : f.SIS_PROP ? "SIS_PROP" : "no depth limit";
+      return eraAtLeast(era, "5.19")
+        ? `5.12+ select_idle_sibling (one select_idle_cpu pass for cores or CPUs, prev's SMT siblings, ${depth})`
+        : `5.6 select_idle_sibling (select_idle_core, select_idle_cpu with ${depth}, select_idle_smt)`;
+    }
+  }
+}
+
+/** One line on what the era runs: pick policy, balancer version, wakeup path. */
+export function eraModelNote(era: Era): string {
+  return `era ${era}: fair pick ${pickPolicyOf(era)}; balancer ${balancerOf(era)}; wakeup ${wakeupOf(era)}`;
+}
