@@ -10,6 +10,12 @@
 // - pop leaves the popped entry at the root until the next operation: when that is a push (a
 //   finished segment starting the next one), the new event replaces the root with one sift-down
 //   instead of a sift-down for the pop and a sift-up for the push.
+// Keyed events (setKeyed) live outside the heap: one slot per key, at most one pending event
+// each, in a winner tree (a complete binary tree whose every node holds the earlier of its two
+// children). The kernel model keys each CPU's segment completion by CPU: setting a new one
+// replaces the old in place (no cancelled event left in the heap), and an update walks
+// log2(keys) nodes with one comparison each. Keyed events take sequence numbers from the same
+// counter as the rest, so the pop order is exactly what pushing them would give.
 
 /** The simulation's event queue: (time, kind, a, b) records popped in time order, ties in insertion order. */
 export class EventQueue {
@@ -35,6 +41,17 @@ export class EventQueue {
   private frontKind = 0;
   private frontA = 0;
   private frontB = 0;
+  // keyed slots: a winner tree over nodes 1..2P-1, leaves P..P+P-1 are the keys
+  private kP = 0;
+  private wTime = new Float64Array(0);
+  private wSeq = new Float64Array(0);
+  private wKey = new Int32Array(0);
+  private keyKind = new Int32Array(0);
+  private keyA = new Int32Array(0);
+  private keyB = new Int32Array(0);
+  private nKeyed = 0;
+  /** The keyed event popped last, still in its slot until the next operation (-1: none). */
+  private keyPopped = -1;
   // fields of the event last popped
   popTime = 0;
   popKind = 0;
@@ -55,14 +72,127 @@ export class EventQueue {
 
   /** Number of queued events. */
   get length(): number {
-    return this.size - (this.rootPopped ? 1 : 0) + (this.hasFront ? 1 : 0);
+    return (
+      this.size -
+      (this.rootPopped ? 1 : 0) +
+      (this.hasFront ? 1 : 0) +
+      this.nKeyed -
+      (this.keyPopped >= 0 ? 1 : 0)
+    );
   }
 
   /** Time of the earliest event, or Infinity when empty. */
   peekTime(): number {
     if (this.rootPopped) this.removeRoot();
+    if (this.keyPopped >= 0) this.settleKeyed();
     const top = this.size === 0 ? Infinity : this.hTime[0];
-    return this.hasFront && this.frontTime <= top ? this.frontTime : top;
+    const t = this.hasFront && this.frontTime <= top ? this.frontTime : top;
+    return this.kP > 0 && this.wTime[1] < t ? this.wTime[1] : t;
+  }
+
+  /**
+   * Sets the one pending event of `key` (a small integer), replacing any earlier one of that key;
+   * it pops in (time, insertion) order with every other event.
+   */
+  setKeyed(key: number, time: number, kind: number, a: number, b: number): void {
+    if (key >= this.kP) this.growKeyed(key + 1);
+    if (this.keyPopped >= 0 && this.keyPopped !== key) this.settleKeyed();
+    const leaf = this.kP + key;
+    if (this.keyPopped === key) this.keyPopped = -1;
+    else if (this.wTime[leaf] === Infinity) this.nKeyed++;
+    this.keyKind[key] = kind;
+    this.keyA[key] = a;
+    this.keyB[key] = b;
+    this.wTime[leaf] = time;
+    this.wSeq[leaf] = this.nextSeq++;
+    this.updateKeyed(leaf);
+  }
+
+  /** Drops the pending event of `key`, if any. */
+  clearKeyed(key: number): void {
+    if (key >= this.kP) return;
+    if (this.keyPopped >= 0) this.settleKeyed();
+    const leaf = this.kP + key;
+    if (this.wTime[leaf] === Infinity) return;
+    this.nKeyed--;
+    this.wTime[leaf] = Infinity;
+    this.updateKeyed(leaf);
+  }
+
+  /** Empties the slot of the keyed event popped last. */
+  private settleKeyed(): void {
+    const leaf = this.kP + this.keyPopped;
+    this.keyPopped = -1;
+    this.nKeyed--;
+    this.wTime[leaf] = Infinity;
+    this.updateKeyed(leaf);
+  }
+
+  /** Recomputes the winners on the path from `leaf` to the root. */
+  private updateKeyed(leaf: number): void {
+    const wt = this.wTime;
+    const ws = this.wSeq;
+    const wk = this.wKey;
+    for (let j = leaf >> 1; j >= 1; j >>= 1) {
+      const l = 2 * j;
+      const r = l + 1;
+      const c = wt[r] < wt[l] || (wt[r] === wt[l] && ws[r] < ws[l]) ? r : l;
+      wt[j] = wt[c];
+      ws[j] = ws[c];
+      wk[j] = wk[c];
+    }
+  }
+
+  private growKeyed(n: number): void {
+    let p = 1;
+    while (p < n) p *= 2;
+    const old = this.kP;
+    const keep = (k: number) => (old > 0 && k < old ? old + k : -1);
+    const wt = new Float64Array(2 * p).fill(Infinity);
+    const ws = new Float64Array(2 * p);
+    const wk = new Int32Array(2 * p);
+    const kind = new Int32Array(p);
+    const a = new Int32Array(p);
+    const b = new Int32Array(p);
+    for (let k = 0; k < p; k++) {
+      wk[p + k] = k;
+      const from = keep(k);
+      if (from < 0) continue;
+      wt[p + k] = this.wTime[from];
+      ws[p + k] = this.wSeq[from];
+      kind[k] = this.keyKind[k];
+      a[k] = this.keyA[k];
+      b[k] = this.keyB[k];
+    }
+    this.kP = p;
+    this.wTime = wt;
+    this.wSeq = ws;
+    this.wKey = wk;
+    this.keyKind = kind;
+    this.keyA = a;
+    this.keyB = b;
+    for (let j = p - 1; j >= 1; j--) {
+      const l = 2 * j;
+      const r = l + 1;
+      const c = wt[r] < wt[l] || (wt[r] === wt[l] && ws[r] < ws[l]) ? r : l;
+      wt[j] = wt[c];
+      ws[j] = ws[c];
+      wk[j] = wk[c];
+    }
+  }
+
+  /** Pops the keyed winner if it precedes (time, seq): true when it did. */
+  private popKeyedBefore(time: number, seq: number): boolean {
+    if (this.kP === 0) return false;
+    const t = this.wTime[1];
+    if (!(t < time || (t === time && this.wSeq[1] < seq))) return false;
+    const key = this.wKey[1];
+    this.popTime = t;
+    this.popKind = this.keyKind[key];
+    this.popA = this.keyA[key];
+    this.popB = this.keyB[key];
+    this.keyPopped = key;
+    return true;
   }
 
   /** Queue an event of `kind` with two integer arguments at simulated time `time` (ns). */
@@ -171,35 +301,21 @@ export class EventQueue {
 
   /** Removes the earliest event into popTime/popKind/popA/popB. Returns false when empty. */
   pop(): boolean {
-    if (this.rootPopped) this.removeRoot();
-    // The front entry wins ties: heap entries of equal time were queued after it.
-    if (this.hasFront && (this.size === 0 || this.frontTime <= this.hTime[0])) {
-      this.hasFront = false;
-      this.popTime = this.frontTime;
-      this.popKind = this.frontKind;
-      this.popA = this.frontA;
-      this.popB = this.frontB;
-      return true;
-    }
-    if (this.size === 0) return false;
-    const slot = this.hSlot[0];
-    this.popTime = this.hTime[0];
-    this.popKind = this.kind[slot];
-    this.popA = this.a[slot];
-    this.popB = this.b[slot];
-    this.rootPopped = true;
-    return true;
+    return this.popUntil(Infinity, true);
   }
 
   /**
    * pop() if the earliest event is due by `until`, in one call (the event loop's step: no
    * separate length / peekTime calls). Returns false, leaving the queue as it was, otherwise.
    */
-  popUntil(until: number): boolean {
+  popUntil(until: number, all = false): boolean {
     if (this.rootPopped) this.removeRoot();
+    if (this.keyPopped >= 0) this.settleKeyed();
     const n = this.size;
+    // The front entry wins ties with the heap: heap entries of equal time were queued after it.
     if (this.hasFront && (n === 0 || this.frontTime <= this.hTime[0])) {
-      if (this.frontTime > until) return false;
+      if (this.popKeyedBefore(this.frontTime, this.frontSeq)) return this.due(until, all);
+      if (this.frontTime > until && !all) return false;
       this.hasFront = false;
       this.popTime = this.frontTime;
       this.popKind = this.frontKind;
@@ -207,7 +323,9 @@ export class EventQueue {
       this.popB = this.frontB;
       return true;
     }
-    if (n === 0 || this.hTime[0] > until) return false;
+    if (n === 0) return this.popKeyedBefore(Infinity, Infinity) && this.due(until, all);
+    if (this.popKeyedBefore(this.hTime[0], this.hSeq[0])) return this.due(until, all);
+    if (this.hTime[0] > until && !all) return false;
     const slot = this.hSlot[0];
     this.popTime = this.hTime[0];
     this.popKind = this.kind[slot];
@@ -217,9 +335,19 @@ export class EventQueue {
     return true;
   }
 
+  /** A keyed event was taken: keep it popped if due, else put it back (nothing popped). */
+  private due(until: number, all: boolean): boolean {
+    if (all || this.popTime <= until) return true;
+    this.keyPopped = -1;
+    return false;
+  }
+
   /** Drop every queued event. */
   clear(): void {
     this.size = 0;
+    if (this.kP > 0) this.wTime.fill(Infinity);
+    this.nKeyed = 0;
+    this.keyPopped = -1;
     this.rootPopped = false;
     this.hasFront = false;
     this.nFree = 0;

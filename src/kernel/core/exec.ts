@@ -36,8 +36,10 @@ export function startSegment(k: SchedCore, rq: Rq, p: Task): void {
   p.segStartedAt = k.now;
   rq.runGen++;
   const t = p.segOverheadNs + p.segWorkNs / k.speed(rq.cpu);
-  if (t === Infinity) return; // runs until preempted: no completion event
-  k.eq.push(k.now + Math.max(1, Math.ceil(t)), EV_RUN_DONE, rq.cpu, rq.runGen);
+  // One pending completion per CPU, keyed by CPU: a new segment replaces the old one's event.
+  if (t === Infinity)
+    k.eq.clearKeyed(rq.cpu); // runs until preempted: no completion event
+  else k.eq.setKeyed(rq.cpu, k.now + Math.max(1, Math.ceil(t)), EV_RUN_DONE, rq.cpu, rq.runGen);
 }
 
 /** Accounts the progress of the running segment up to now and cancels its completion event. */
