@@ -285,7 +285,7 @@ export const FEATURES = {
   },
   LB_NEWIDLE_COST: {
     default: from("5.19"),
-    why: "ours (v5.16, c5b0a7eefc70): newidle balance is skipped when avg_idle is below the lowest domain's max_newidle_lb_cost instead of sysctl_sched_migration_cost (0.5 ms); balance passes cost nothing in the model, so it then runs whenever a CPU is overloaded",
+    why: "ours (v5.16, c5b0a7eefc70): newidle balance is skipped when avg_idle is below the lowest domain's max_newidle_lb_cost (the measured cost of its newidle passes) instead of sysctl_sched_migration_cost (0.5 ms); with it, update_newidle_cost's decay (e60b56e46b38)",
   },
   NEWIDLE: {
     default: true,

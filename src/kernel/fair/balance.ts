@@ -28,6 +28,7 @@ import { call, wait } from "../ops";
 import { TASK_INTERRUPTIBLE } from "../sched";
 import { lockRq, tryToWakeUp, unlockRq } from "../core/ttwu";
 import "./lb/load_balance";
+import { LbScanCosts, NewidleCost } from "./lb_cost";
 
 /** A jiffy in ns. */
 /**
@@ -49,12 +50,16 @@ export class FairBalancer {
   private ilbPending = false;
   private readonly maxInterval: number;
   private readonly hz: number;
+  private readonly scanCosts: LbScanCosts;
+  private readonly newidleCost: NewidleCost;
 
   constructor(private readonly k: SchedCore) {
     this.hz = k.tunables.hz;
     // 2.6.29 clamps at HZ * NR_CPUS / 10 with the config's NR_CPUS; later HZ * online / 10.
     const nr = ERA_TRAITS[k.era].family === "2.6" ? Math.max(k.rqs.length, 64) : k.onlineCount();
     this.maxInterval = maxLoadBalanceInterval(k.era, this.hz, nr);
+    this.scanCosts = new LbScanCosts(k);
+    this.newidleCost = new NewidleCost(this.hz);
     k.tickHooks.push((rq) => this.onTick(rq));
     k.newIdleHooks.push((rq) => this.idleBalance(rq));
     this.blockedAverages = ERA_TRAITS[k.era].pelt && ERA_TRAITS[k.era].family === "4.x";
@@ -85,8 +90,21 @@ export class FairBalancer {
     const jiffy = jiffyNs(k);
     let nextBalance = k.now + 60 * this.hz * jiffy;
     let continueBalancing = true;
+    let needDecay = false;
+    const jiffies = jiffiesAt(k.now, this.hz);
     for (const sd of k.domains.domains[cpu]) {
+      // Decay max_newidle_lb_cost here, a regular visit to every domain (v3.11+).
+      if (ERA_TRAITS[k.era].family !== "2.6")
+        needDecay =
+          (k.features.LB_NEWIDLE_COST
+            ? this.newidleCost.update(sd, 0, jiffies)
+            : this.newidleCost.decayPeriodic(sd, jiffies)) || needDecay;
       if (!(sd.flags & SD_LOAD_BALANCE)) continue;
+      // Another CPU of our group balances this level: stop (but keep decaying).
+      if (!continueBalancing) {
+        if (needDecay) continue;
+        break;
+      }
       let interval = this.interval(sd, idle !== "CPU_IDLE");
       if (jiffiesAt(k.now, this.hz) >= jiffiesAt(sd.lastBalance, this.hz) + interval) {
         const res = this.loadBalance(rq, sd, idle);
@@ -109,7 +127,6 @@ export class FairBalancer {
       }
       const due = sd.lastBalance + interval * jiffy;
       if (due < nextBalance) nextBalance = due;
-      if (!continueBalancing) break;
     }
     rq.nextBalance = nextBalance;
   }
@@ -127,9 +144,15 @@ export class FairBalancer {
 
   // ------------------------------------------------------------------ load_balance
 
-  /** One load_balance pass of `sd` for this rq; carries out its moves and stopper kick. */
+  /**
+   * One load_balance pass of `sd` for this rq; carries out its moves and stopper kick. The pass
+   * takes time on the CPU running it (k.thisCpu; rq's own CPU when none is set): the statistics
+   * scan of the domain's CPUs (lb_cost.ts), unless should_we_balance stopped it first, and the
+   * rq locks of the moves.
+   */
   loadBalance(rq: Rq, sd: SchedDomain, idle: CpuIdleType): LoadBalanceResult {
     const k = this.k;
+    const active = this.activeCpus(sd);
     const env = createLbEnv({
       era: k.era,
       features: k.features,
@@ -140,11 +163,14 @@ export class FairBalancer {
       now: k.now,
       rq: (c) => k.lbRq(c),
       sdLlcSize: k.domains.sdLlcSize[rq.cpu],
-      activeCpus: this.activeCpus(sd),
+      activeCpus: active,
       hooks: k.hooks,
       preemptible: false,
     });
     const res = loadBalance(env);
+    // should_we_balance returns before update_sd_lb_stats scans anything.
+    if (!(res.decision.balanced && res.decision.reason === "should_we_balance"))
+      k.chargeNs += this.scanCosts.get(sd, k.thisCpu >= 0 ? k.thisCpu : rq.cpu, active);
     const stats = balanceStats(k.counters, `${sd.level}.${idle}`);
     stats.passes++;
     if (res.decision.balanced) stats.balanced++;
@@ -257,8 +283,7 @@ export class FairBalancer {
     if (modern) {
       // Skip when nothing anywhere is overloaded, or the CPU tends to idle only briefly: up to
       // v5.15 avg_idle < sysctl_sched_migration_cost; v5.16+ (c5b0a7eefc70, LB_NEWIDLE_COST)
-      // avg_idle < the lowest domain's max_newidle_lb_cost, which stays 0 here because the
-      // model charges nothing for a balance pass.
+      // avg_idle < the lowest domain's max_newidle_lb_cost.
       if (k.nrOverloaded === 0) return;
       const gate = k.features.LB_NEWIDLE_COST
         ? (k.domains.domains[rq.cpu][0]?.maxNewidleLbCost ?? 0)
@@ -267,9 +292,27 @@ export class FairBalancer {
     }
     if (this.blockedAverages) updateBlockedAverages(k, rq);
     let nextBalance = k.now + this.hz * jiffy;
+    const jiffies = jiffiesAt(k.now, this.hz);
+    // curr_cost: the pass times measured so far, as sched_clock_cpu before and after each
+    // domain's load_balance (v3.11+); here the growth of this context's charged time.
+    let currCost = 0;
     for (const sd of k.domains.domains[rq.cpu]) {
-      if (!(sd.flags & SD_LOAD_BALANCE) || !(sd.flags & SD_BALANCE_NEWIDLE)) continue;
+      if (!(sd.flags & SD_LOAD_BALANCE)) continue;
+      // Stop where this domain's largest pass would overrun the expected idle time (v3.11+).
+      if (modern && rq.avgIdle < currCost + sd.maxNewidleLbCost) {
+        const due = sd.lastBalance + msecsToJiffies(sd.balanceInterval, this.hz) * jiffy;
+        if (due < nextBalance) nextBalance = due; // update_next_balance
+        break;
+      }
+      if (!(sd.flags & SD_BALANCE_NEWIDLE)) continue;
+      const t0 = k.chargeNs;
       const res = this.loadBalance(rq, sd, "CPU_NEWLY_IDLE");
+      const domainCost = k.chargeNs - t0;
+      if (modern) {
+        if (k.features.LB_NEWIDLE_COST) this.newidleCost.update(sd, domainCost, jiffies);
+        else this.newidleCost.raise(sd, domainCost);
+        currCost += domainCost;
+      }
       const due = sd.lastBalance + msecsToJiffies(sd.balanceInterval, this.hz) * jiffy;
       if (due < nextBalance) nextBalance = due;
       if (res.ldMoved !== 0 || rq.nrRunning > 0) break; // pulled_task (2.6.29: -1 too)
