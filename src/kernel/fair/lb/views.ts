@@ -112,6 +112,10 @@ export class RqView implements LbRq {
   get idle(): boolean {
     return this.rq.isIdle();
   }
+  /** rq->misfit_task_load (update_misfit_status; 0 on symmetric machines). */
+  get misfitTaskLoad(): number {
+    return this.rq.misfitTaskLoad;
+  }
   get activeBalance(): boolean {
     return this.rq.activeBalance;
   }
