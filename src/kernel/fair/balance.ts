@@ -7,7 +7,8 @@ import { ERA_TRAITS, eraAtLeast } from "../features";
 import type { SchedCore } from "../core/api";
 import type { Rq } from "../sched";
 import type { SchedDomain } from "../topology/sched_domain";
-import { rqClockPelt, updateCfsRqLoadAvg } from "./pelt";
+import { updateCfsRqLoadAvg } from "./pelt";
+import { peltScaleCpu, rqClockPeltOf } from "./pelt_clock";
 import {
   SD_BALANCE_NEWIDLE,
   SD_LOAD_BALANCE,
@@ -37,7 +38,7 @@ import "./lb/load_balance";
  * their last update left them.
  */
 function updateBlockedAverages(k: SchedCore, rq: Rq): void {
-  updateCfsRqLoadAvg(rqClockPelt(k.now), rq.cfs);
+  updateCfsRqLoadAvg(rqClockPeltOf(k, rq), rq.cfs, peltScaleCpu(k, rq));
 }
 
 function jiffyNs(k: SchedCore): number {
