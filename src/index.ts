@@ -429,3 +429,6 @@ export {
   selectIdleCapacity,
 } from "./kernel/fair/wake/capacity";
 export { updateMisfitStatus, maxAllowedCapacity } from "./kernel/fair/misfit";
+export { checkMisfitStatus } from "./kernel/fair/misfit";
+export { capacityGreater } from "./kernel/fair/lb/misfit";
+export { archScaleCpuCapacity, peltScaleCpu, rqClockPeltOf } from "./kernel/fair/pelt_clock";

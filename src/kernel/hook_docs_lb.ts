@@ -125,7 +125,7 @@ const myPatch = patch("one-task-at-a-time").replace("fair.calculate_imbalance", 
     },
     returns: "the LbRq to pull from (env.rq(cpu)), or null (the pass ends as no_busiest_queue)",
     defaultDoes:
-      "Iterates group.cpus, skipping CPUs not in env.cpus. 2.6.29: the highest weighted_cpuload, skipping an rq with one task heavier than env.imbalance. 4.x: the highest load per capacity, with the same skip unless the CPU's capacity is reduced. 5.x by env.migrationType: migrate_load as 4.x on cfs load_avg; migrate_util the highest cpu_util; migrate_task the most CFS tasks (cfsHNrRunning); migrate_misfit the largest misfit load.",
+      "Iterates group.cpus, skipping CPUs not in env.cpus. 2.6.29: the highest weighted_cpuload, skipping an rq with one task heavier than env.imbalance. 4.x: the highest load per capacity, with the same skip unless the CPU's capacity is reduced. 5.x by env.migrationType: migrate_load as 4.x on cfs load_avg; migrate_util the highest cpu_util; migrate_task the most CFS tasks (cfsHNrRunning); migrate_misfit the largest misfit load. On SD_ASYM_CPUCAPACITY domains 5.x skips a CPU running one task that is not smaller than dst (5.14+: not ~5% smaller, capacity_greater).",
     example: {
       what: "pull from the CPU with the most CFS tasks, whatever the migration type",
       code: `import { patch } from "schedlab";

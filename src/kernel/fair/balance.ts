@@ -2,11 +2,13 @@
 // the per-domain intervals, NOHZ idle balancing on behalf of tickless idle CPUs, newly-idle
 // balancing before a CPU goes idle, carrying out the moves load_balance decides, and the
 // stopper that performs active balancing. The decisions themselves are in lb/*.ts.
+import { nohzMisfitKick } from "./misfit";
 import { ERA_TRAITS, eraAtLeast } from "../features";
 import type { SchedCore } from "../core/api";
 import type { Rq } from "../sched";
 import type { SchedDomain } from "../topology/sched_domain";
-import { rqClockPelt, updateCfsRqLoadAvg } from "./pelt";
+import { updateCfsRqLoadAvg } from "./pelt";
+import { peltScaleCpu, rqClockPeltOf } from "./pelt_clock";
 import {
   SD_BALANCE_NEWIDLE,
   SD_LOAD_BALANCE,
@@ -37,7 +39,7 @@ import { LbScanCosts, NewidleCost } from "./lb_cost";
  * their last update left them.
  */
 function updateBlockedAverages(k: SchedCore, rq: Rq): void {
-  updateCfsRqLoadAvg(rqClockPelt(k.now), rq.cfs);
+  updateCfsRqLoadAvg(rqClockPeltOf(k, rq), rq.cfs, peltScaleCpu(k, rq));
 }
 
 function jiffyNs(k: SchedCore): number {
@@ -334,7 +336,9 @@ export class FairBalancer {
     if (this.ilbPending || k.now < this.nohzNextBalance) return;
     const ilb = k.rqs.find((r) => r.online && r.isIdle());
     if (!ilb) return;
-    if (ERA_TRAITS[k.era].family !== "2.6" && rq.nrRunning < 2) {
+    const asym = rq.nrRunning < 2 ? nohzMisfitKick(k, rq) : null; // misfit.ts
+    if (asym === "skip") return;
+    if (ERA_TRAITS[k.era].family !== "2.6" && rq.nrRunning < 2 && asym !== "kick") {
       const llc = k.domains.sdLlc[rq.cpu];
       const busy =
         llc && llc.flags & SD_SHARE_PKG_RESOURCES

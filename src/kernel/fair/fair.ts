@@ -15,11 +15,11 @@ import "./wake/select";
 import { NICE_0_LOAD } from "../sched";
 import { ERA_TRAITS, eraAtLeast, tunableScale } from "../features";
 import type { HookFn } from "../hooks";
+import { peltScaleCpu, rqClockPeltOf } from "./pelt_clock";
 import { updateMisfitStatus } from "./misfit";
 import {
   DO_ATTACH,
   initEntityRunnableAverage,
-  rqClockPelt,
   migrateTaskRqFairPelt,
   enqueueRunnableLoad48,
   dequeueRunnableLoad48,
@@ -277,7 +277,16 @@ export class FairClass implements SchedClass {
 
   /** update_load_avg for an entity of this rq (no-op without PELT). */
   private updateLoad(rq: Rq, p: Task, flags = 0): void {
-    if (this.pelt) updateLoadAvg(rqClockPelt(this.k.now), rq.cfs, p.se, rq.cfs.curr === p, flags);
+    if (!this.pelt) return;
+    const k = this.k; // CPU invariance on smaller CPUs: pelt_clock.ts
+    updateLoadAvg(
+      rqClockPeltOf(k, rq),
+      rq.cfs,
+      p.se,
+      rq.cfs.curr === p,
+      flags,
+      peltScaleCpu(k, rq),
+    );
   }
 
   /**
@@ -288,7 +297,7 @@ export class FairClass implements SchedClass {
   postInitEntity(rq: Rq, p: Task): void {
     if (!this.pelt) return;
     const cfs = rq.cfs;
-    updateCfsRqLoadAvg(rqClockPelt(this.k.now), cfs);
+    updateCfsRqLoadAvg(rqClockPeltOf(this.k, rq), cfs, peltScaleCpu(this.k, rq));
     const sa = p.se.avg;
     const cap = Math.floor((rq.cpuCapacityOrig - cfs.avg.utilAvg) / 2);
     if (cap > 0) {
@@ -554,6 +563,13 @@ export class FairClass implements SchedClass {
     // v6.6 dropped the min_vruntime renormalisation: place_entity restores the lag instead
     if (!this.policy.placesEveryEnqueue)
       p.se.vruntime = p.se.vruntime - from.cfs.minVruntime + to.cfs.minVruntime;
-    if (this.pelt) migrateTaskRqFairPelt(rqClockPelt(this.k.now), from.cfs, p.se, queued);
+    if (this.pelt)
+      migrateTaskRqFairPelt(
+        rqClockPeltOf(this.k, from),
+        from.cfs,
+        p.se,
+        queued,
+        peltScaleCpu(this.k, from),
+      );
   }
 }

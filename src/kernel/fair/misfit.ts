@@ -6,10 +6,9 @@
 // affinity allows ("sched/fair: Check if a task has a fitting CPU when updating misfit",
 // p->max_allowed_capacity).
 //
-// What the balancer does with rq->misfit_task_load (group_misfit_task in update_sg_lb_stats and
-// group_classify, migrate_misfit in calculate_imbalance / detach_tasks / find_busiest_queue,
-// the misfit active balance and nohz kick) is not wired into lb/ yet: this module gives the
-// classification the balancer would read.
+// The balancer reads rq->misfit_task_load through its rq view (lb/views.ts): group_misfit_task
+// in update_sg_lb_stats / group_classify and migrate_misfit (lb/v5x.ts, lb/misfit.ts,
+// lb/detach.ts), the misfit active balance, and the nohz kick below (check_misfit_status).
 import type { SchedCore } from "../core/api";
 import { eraAtLeast } from "../features";
 import type { Rq, Task } from "../sched";
@@ -40,4 +39,28 @@ export function updateMisfitStatus(k: SchedCore, p: Task | null, rq: Rq): void {
   }
   // task_h_load(p) without task groups is p's load_avg; never 0 for a misfit rq.
   rq.misfitTaskLoad = Math.max(p.se.avg.loadAvg, 1);
+}
+
+/**
+ * check_misfit_status(rq, sd): rq has a misfit task and a bigger CPU exists
+ * (rd->max_cpu_capacity), or RT/IRQ pressure reduced its capacity (check_cpu_capacity).
+ */
+export function checkMisfitStatus(k: SchedCore, rq: Rq, imbalancePct: number): boolean {
+  if (!rq.misfitTaskLoad) return false;
+  let maxCap = 0;
+  for (const cpu of k.domains.online) maxCap = Math.max(maxCap, k.rqs[cpu].cpuCapacityOrig);
+  return rq.cpuCapacityOrig < maxCap || rq.cpuCapacity * imbalancePct < rq.cpuCapacityOrig * 100;
+}
+
+/**
+ * nohz_balancer_kick's SD_ASYM_CPUCAPACITY step (4.20+, 5fbdfae5221a "sched/fair: Kick nohz
+ * balance if rq->misfit_task_load"; the LLC logic is skipped there since b9a7b8831600, v5.1):
+ * "kick" when rq's misfit task could run on a bigger CPU, "skip" (no kick from the LLC busy
+ * count) on other CPUs of an asymmetric machine, null where there is no sd_asym_cpucapacity.
+ * Reached by a CPU running fewer than two tasks.
+ */
+export function nohzMisfitKick(k: SchedCore, rq: Rq): "kick" | "skip" | null {
+  const sd = k.domains.sdAsymCpucapacity[rq.cpu];
+  if (!sd || !eraAtLeast(k.era, "4.20")) return null;
+  return checkMisfitStatus(k, rq, sd.imbalancePct) ? "kick" : "skip";
 }

@@ -77,6 +77,7 @@ export function accumulateSum(
   load: number,
   runnable: number,
   running: boolean,
+  scaleCpu = SCHED_CAPACITY_SCALE,
 ): number {
   let contrib = delta; // p == 0 -> delta < 1024
   delta += sa.periodContrib;
@@ -92,7 +93,8 @@ export function accumulateSum(
   sa.periodContrib = delta;
   if (load) sa.loadSum += load * contrib;
   if (runnable) sa.runnableSum += runnable * contrib * SCHED_CAPACITY_SCALE;
-  if (running) sa.utilSum += contrib * SCHED_CAPACITY_SCALE;
+  // 4.1-5.0: util_sum += contrib * scale_cpu (pelt_clock.ts); 1024 otherwise
+  if (running) sa.utilSum += contrib * scaleCpu;
   return periods;
 }
 
@@ -106,6 +108,7 @@ export function ___updateLoadSum(
   load: number,
   runnable: number,
   running: boolean,
+  scaleCpu = SCHED_CAPACITY_SCALE,
 ): boolean {
   let delta = now - sa.lastUpdateTime;
   if (delta < 0) {
@@ -119,7 +122,7 @@ export function ___updateLoadSum(
     runnable = 0;
     running = false;
   }
-  return accumulateSum(delta, sa, load, runnable, running) > 0;
+  return accumulateSum(delta, sa, load, runnable, running, scaleCpu) > 0;
 }
 
 /** get_pelt_divider: the maximum sum at this position in the current period. */
@@ -176,9 +179,14 @@ export function __updateLoadAvgBlockedSe(now: number, se: PeltEntity): boolean {
 }
 
 /** __update_load_avg_se: load and runnable are on_rq, running is cfs_rq->curr == se. */
-export function __updateLoadAvgSe(now: number, se: PeltEntity, running: boolean): boolean {
+export function __updateLoadAvgSe(
+  now: number,
+  se: PeltEntity,
+  running: boolean,
+  scaleCpu = SCHED_CAPACITY_SCALE,
+): boolean {
   const onRq = se.onRq ? 1 : 0;
-  if (___updateLoadSum(now, se.avg, onRq, se.schedDelayed ? 0 : onRq, running)) {
+  if (___updateLoadSum(now, se.avg, onRq, se.schedDelayed ? 0 : onRq, running, scaleCpu)) {
     ___updateLoadAvg(se.avg, se.weight);
     return true;
   }
@@ -186,7 +194,11 @@ export function __updateLoadAvgSe(now: number, se: PeltEntity, running: boolean)
 }
 
 /** __update_load_avg_cfs_rq: the cfs_rq's own sums are driven by its weight, h_nr and curr. */
-export function __updateLoadAvgCfsRq(now: number, cfs: PeltCfsRq): boolean {
+export function __updateLoadAvgCfsRq(
+  now: number,
+  cfs: PeltCfsRq,
+  scaleCpu = SCHED_CAPACITY_SCALE,
+): boolean {
   const rl = cfs.runnableLoad;
   // 4.x: runnable_load_sum decays over the same periods and accrues the same weight x contrib
   // as the cfs_rq's load_sum in __update_load_avg(..., cfs_rq) (fair.c v4.8), so its step is
@@ -194,7 +206,14 @@ export function __updateLoadAvgCfsRq(now: number, cfs: PeltCfsRq): boolean {
   const periods = rl ? periodsUntil(now, cfs.avg) : 0;
   const loadSum0 = cfs.avg.loadSum;
   const runnable = cfs.hNrRunning - (cfs.hNrDelayed ?? 0);
-  const decayed = ___updateLoadSum(now, cfs.avg, cfs.loadWeight, runnable, cfs.curr !== null);
+  const decayed = ___updateLoadSum(
+    now,
+    cfs.avg,
+    cfs.loadWeight,
+    runnable,
+    cfs.curr !== null,
+    scaleCpu,
+  );
   if (rl) {
     rl.sum = decayLoad(rl.sum, periods) + (cfs.avg.loadSum - decayLoad(loadSum0, periods));
     // runnable_load_avg is recomputed only when a period boundary was crossed, as load_avg is
@@ -233,7 +252,11 @@ export function dequeueRunnableLoad48(cfs: PeltCfsRq, se: PeltEntity): void {
 const subPositive = (a: number, b: number): number => (a > b ? a - b : 0);
 
 /** update_cfs_rq_load_avg: fold in removed contributions, then advance the cfs_rq sums. */
-export function updateCfsRqLoadAvg(now: number, cfs: PeltCfsRq): boolean {
+export function updateCfsRqLoadAvg(
+  now: number,
+  cfs: PeltCfsRq,
+  scaleCpu = SCHED_CAPACITY_SCALE,
+): boolean {
   let decayed = false;
   const sa = cfs.avg;
   if (cfs.removed.nr) {
@@ -257,7 +280,7 @@ export function updateCfsRqLoadAvg(now: number, cfs: PeltCfsRq): boolean {
     cfs.removed = createPeltRemoved();
     decayed = true;
   }
-  return __updateLoadAvgCfsRq(now, cfs) || decayed;
+  return __updateLoadAvgCfsRq(now, cfs, scaleCpu) || decayed;
 }
 
 /** enqueue_load_avg: add the entity's load to the cfs_rq (load_sum is weighted). */
@@ -342,9 +365,11 @@ export function updateLoadAvg(
   se: PeltEntity,
   running: boolean,
   flags = 0,
+  scaleCpu = SCHED_CAPACITY_SCALE,
 ): boolean {
-  if (se.avg.lastUpdateTime && !(flags & SKIP_AGE_LOAD)) __updateLoadAvgSe(now, se, running);
-  const decayed = updateCfsRqLoadAvg(now, cfs);
+  if (se.avg.lastUpdateTime && !(flags & SKIP_AGE_LOAD))
+    __updateLoadAvgSe(now, se, running, scaleCpu);
+  const decayed = updateCfsRqLoadAvg(now, cfs, scaleCpu);
   if (!se.avg.lastUpdateTime && flags & DO_ATTACH) {
     attachEntityLoadAvg(cfs, se);
     return true;
@@ -366,9 +391,10 @@ export function migrateTaskRqFairPelt(
   oldCfs: PeltCfsRq,
   se: PeltEntity,
   queued: boolean,
+  scaleCpu = SCHED_CAPACITY_SCALE,
 ): void {
   if (queued) {
-    updateLoadAvg(now, oldCfs, se, false, DO_DETACH);
+    updateLoadAvg(now, oldCfs, se, false, DO_DETACH, scaleCpu);
   } else {
     removeEntityLoadAvg(oldCfs, se);
   }

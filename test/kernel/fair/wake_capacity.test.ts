@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { buildKernel } from "../../../src/experiment/run";
 import { machineBuilder } from "../../../src/machine/builder";
-import { run, wait, wake } from "../../../src/kernel/ops";
+import { run, setAffinity, wait, wake } from "../../../src/kernel/ops";
 import type { Era } from "../../../src/kernel/features";
 import type { Kernel } from "../../../src/kernel/core/core";
 import type { Task } from "../../../src/kernel/sched";
@@ -28,13 +28,19 @@ function kernel(era: Era): Kernel {
   return buildKernel({ machine: m, online: m.online, era, patches: [], seed: "t", trace: false });
 }
 
-/** A task on little cpu1 that runs `runNs`, then sleeps until a waker pinned to cpu0 wakes it. */
+/**
+ * A task on little cpu1 that runs `runNs`, then sleeps until a waker pinned to cpu0 wakes it. It
+ * is pinned to cpu1 while it runs (else the balancer pulls it to a big CPU as a misfit task, 5.x)
+ * and allowed everywhere from its sleep on.
+ */
 function scenario(k: Kernel, runNs: number): Task {
   const t = k.spawn({
     comm: "task",
     cpu: 1,
+    cpus: [1],
     program: function* () {
       yield run(runNs);
+      yield setAffinity([0, 1, 2, 3, 4, 5, 6, 7]);
       for (;;) yield wait();
     },
   });

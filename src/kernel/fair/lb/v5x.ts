@@ -8,7 +8,8 @@
 // group_smt_balance and the SMT tie rules (LB_SMT_BALANCE, v66.ts) and sibling_imbalance
 // (LB_SIBLING_IMBALANCE, v66.ts). 6.10 renamed find_busiest_group / find_busiest_queue /
 // load_balance to sched_balance_find_src_group / _src_rq / sched_balance_rq; the model keeps
-// the older names. Not modelled: misfit (no SD_ASYM_CPUCAPACITY flag in the model), EAS, NUMA
+// the older names. Misfit tasks on SD_ASYM_CPUCAPACITY domains: misfit.ts. Not modelled: EAS,
+// 6.0+ sched_reduced_capacity (misfit-like pulls from CPUs that RT/IRQ pressure reduced), NUMA
 // balancing's fbq_type, asym packing priorities beyond lower-CPU-first.
 import type { SchedGroup } from "../../topology/sched_domain";
 import { SD_ASYM_PACKING, SD_NUMA, SD_PREFER_SIBLING } from "../../topology/sched_domain";
@@ -34,6 +35,7 @@ import { eraAtLeast } from "../../features";
 import { idleImbalanceSlack } from "./v48";
 import { siblingImbalance, smtBalance, smtGroup, smtVsNonsmtGroups } from "./v66";
 import { SD_SHARE_PKG_RESOURCES } from "../../topology/sched_domain";
+import { asymDomain, biggerGroupNotBusy, misfitCannotHelp, skipBiggerSingleTaskRq } from "./misfit";
 
 const UINT_MAX = 4294967295;
 const ULONG_MAX = 2 ** 64 - 1;
@@ -97,6 +99,8 @@ export function groupClassify56(ctx: GroupClassifyCtx): GroupType56 {
 /** update_sg_lb_stats (5.6): avg_load is only computed for overloaded groups. */
 export function updateSgLbStats56(env: LbEnv, group: SchedGroup): SgLbStats56 {
   const sgs = emptySgs();
+  const localGroup = group.cpus.includes(env.dstCpu);
+  const asym = asymDomain(env);
   for (const i of group.cpus) {
     if (!env.cpus.has(i)) continue;
     const rq = env.rq(i);
@@ -105,7 +109,13 @@ export function updateSgLbStats56(env: LbEnv, group: SchedGroup): SgLbStats56 {
     sgs.groupRunnable += rq.cfsRunnableAvg;
     sgs.sumHNrRunning += rq.cfsHNrRunning;
     sgs.sumNrRunning += rq.nrRunning;
-    if (!rq.nrRunning && rq.idle) sgs.idleCpus++;
+    if (!rq.nrRunning && rq.idle) {
+      sgs.idleCpus++;
+      continue; // an idle CPU can't have a misfit task
+    }
+    // Check for a misfit task on the CPU (not in the local group: no point pulling from ourselves)
+    if (!localGroup && asym && sgs.groupMisfitTaskLoad < (rq.misfitTaskLoad ?? 0))
+      sgs.groupMisfitTaskLoad = rq.misfitTaskLoad ?? 0;
   }
   if (
     env.sd.flags & SD_ASYM_PACKING &&
@@ -142,14 +152,29 @@ export function updateSdPickBusiest56(
   sgs: SgLbStats56,
 ): boolean {
   const busiest = sds.busiestStat;
-  const smt = env.features.LB_SMT_BALANCE;
   if (!sgs.sumHNrRunning) return false;
-  if (sgs.groupType === "group_misfit_task" && sds.localStat.groupType !== "group_has_spare")
+  // Don't try to pull misfit tasks we can't help
+  if (
+    sgs.groupType === "group_misfit_task" &&
+    (misfitCannotHelp(env, sg, sds.local) || sds.localStat.groupType !== "group_has_spare")
+  )
     return false;
   const r = groupTypeRank(sgs.groupType);
   const rb = groupTypeRank(busiest.groupType);
   if (r > rb) return true;
   if (r < rb) return false;
+  if (!pickSameType(env, sds, sg, sgs)) return false;
+  // No more than one task per CPU on bigger CPUs: moving them to smaller ones harms throughput
+  return !(
+    groupTypeRank(sgs.groupType) <= groupTypeRank("group_fully_busy") &&
+    biggerGroupNotBusy(env, sg, sds.local)
+  );
+}
+
+/** update_sd_pick_busiest's switch: between two groups of the same type, is `sg` busier? */
+function pickSameType(env: LbEnv, sds: SdLbStats56, sg: SchedGroup, sgs: SgLbStats56): boolean {
+  const busiest = sds.busiestStat;
+  const smt = env.features.LB_SMT_BALANCE;
   switch (sgs.groupType) {
     case "group_overloaded":
       return sgs.avgLoad > busiest.avgLoad;
@@ -428,6 +453,7 @@ export function findBusiestQueue56(ctx: FindBusiestQueueCtx): LbRq | null {
     const rq = env.rq(i);
     const capacity = rq.cpuCapacity;
     const nrRunning = rq.cfsHNrRunning;
+    if (skipBiggerSingleTaskRq(env, capacity, nrRunning)) continue;
     switch (env.migrationType) {
       case "migrate_load": {
         const load = cpuLoad56(rq);

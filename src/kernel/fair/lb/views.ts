@@ -4,7 +4,8 @@ import type { SchedCore } from "../../core/api";
 import type { Rq } from "../../sched";
 import type { Task } from "../../sched";
 import type { LbRq, LbTask } from "./types";
-import { rqClockPelt, updateCfsRqLoadAvg } from "../pelt";
+import { updateCfsRqLoadAvg } from "../pelt";
+import { peltScaleCpu, rqClockPeltOf } from "../pelt_clock";
 import { rqLoadWeight2629 } from "../cpu_load";
 import { ERA_TRAITS, eraAtLeast } from "../../features";
 
@@ -112,6 +113,10 @@ export class RqView implements LbRq {
   get idle(): boolean {
     return this.rq.isIdle();
   }
+  /** rq->misfit_task_load (update_misfit_status; 0 on symmetric machines). */
+  get misfitTaskLoad(): number {
+    return this.rq.misfitTaskLoad;
+  }
   get activeBalance(): boolean {
     return this.rq.activeBalance;
   }
@@ -127,8 +132,9 @@ export class RqView implements LbRq {
   private freshAvg() {
     const cfs = this.rq.cfs;
     if (this.pelt && !this.storedAvg) {
-      const now = rqClockPelt(this.k.now);
-      if (cfs.avg.lastUpdateTime !== now) updateCfsRqLoadAvg(now, cfs);
+      const now = rqClockPeltOf(this.k, this.rq);
+      if (cfs.avg.lastUpdateTime !== now)
+        updateCfsRqLoadAvg(now, cfs, peltScaleCpu(this.k, this.rq));
     }
     return cfs.avg;
   }
