@@ -5,6 +5,7 @@ import type { LedgerRowInput } from "../report/ledger";
 import type { Ledger, LedgerExperiment } from "./ledger";
 import type { Reproduction } from "./registry";
 import { VERSION } from "../version";
+import { TODAY_MEANING } from "./today";
 
 /** A ledger entry's rows in the form the HTML report's ledger table takes. */
 export function reportRows(e: LedgerExperiment): LedgerRowInput[] {
@@ -38,6 +39,7 @@ export function writeReport(
       spec: run?.res.data.spec,
       wallS: e.run.wall_s,
       events: e.run.events,
+      ...(e.today ? { todayNote: `${TODAY_MEANING} ${e.today.note}` } : {}),
     };
   });
   const ids = ledger.experiments.map((e) => e.id).join(" ");
