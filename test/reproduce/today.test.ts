@@ -93,7 +93,12 @@ test("the report shows the today rows beside the published variants, with what t
   try {
     const file = writeReport(dir, newLedger([e]), []);
     const html = fs.readFileSync(file, "utf8");
-    assert.match(html, /<td>share_hog0<\/td><td>today<\/td>/);
+    // each today row right after its metric's published variants
+    const at = (m: string, v: string) => html.indexOf(`<td>${m}</td><td>${v}</td>`);
+    assert.ok(at("share_hog0", "baseline") >= 0);
+    assert.ok(at("share_hog0", "baseline") < at("share_hog0", "today"));
+    assert.ok(at("share_hog0", "today") < at("share_hog1", "baseline"));
+    assert.ok(at("share_hog1", "baseline") < at("share_hog1", "today"));
     assert.match(html, /<b>Today\.<\/b> Rows with variant today run the same machine/);
     assert.ok(html.includes("The demo already runs 6.19 with no patch"));
   } finally {
