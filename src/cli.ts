@@ -22,6 +22,7 @@ import { ReproductionPool } from "./reproduce/parallel";
 import type { Results } from "./experiment/results";
 import { formatLedger, ledgerEntry, newLedger, type LedgerExperiment } from "./reproduce/ledger";
 import { writeReport } from "./reproduce/report";
+import { todayRun, withToday } from "./reproduce/today";
 import { RunProgress } from "./reproduce/progress";
 import { prepareOutputDir, writeFileAtomic } from "./report/files";
 import { VERSION } from "./version";
@@ -107,7 +108,29 @@ async function reproduceCmd(ids: string[], flags: ReproduceFlags): Promise<numbe
       } finally {
         bar.stop();
       }
-      experiments.push(ledgerEntry(r, res, bar.elapsed()));
+      let entry = ledgerEntry(r, res, bar.elapsed());
+      if (r.today) {
+        // the today variant: the same machine and workload on today's kernel, no patch
+        let today: Results | null = null;
+        let wallS: number | undefined;
+        if (!r.today.fromVariant) {
+          const run = todayRun(r);
+          const tbar = new RunProgress(run.id, run.experiment().jobs(profile).length, jobs);
+          try {
+            today = await pool.run(run, profile, {
+              seed,
+              maxEvents,
+              maxHeapMb,
+              onProgress: (done, _total, last) => tbar.update(done, last),
+            });
+          } finally {
+            tbar.stop();
+          }
+          wallS = tbar.elapsed();
+        }
+        entry = withToday(entry, r, res, today, wallS);
+      }
+      experiments.push(entry);
       runs.push({ repro: r, res });
       if (saveDir !== null)
         writeFileAtomic(path.join(saveDir, `${r.id}.json`), JSON.stringify(res.data));

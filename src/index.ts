@@ -226,6 +226,16 @@ export type {
   PublishedFigure,
 } from "./reproduce/registry";
 export type { LedgerSource } from "./reproduce/ledger";
+export {
+  TODAY_ERA,
+  TODAY_VARIANT,
+  TODAY_MEANING,
+  todayExperiment,
+  runToday,
+  todayRows,
+  withToday,
+} from "./reproduce/today";
+export type { TodaySpec } from "./reproduce/types";
 export type { HogsParams, PingPongParams, SleepersParams } from "./workload/basic";
 export type { SchedFairParams } from "./workload/sched_fair";
 export { FORK_NS_2009 } from "./workload/sched_fair";

@@ -45,6 +45,9 @@ test("reproduce runs on one thread per core by default, with the same ledger as 
       assert.ok(typeof e.run.wall_s === "number" && e.run.wall_s > 0, "run.wall_s");
       assert.ok(Number.isInteger(e.run.events) && e.run.events > 0, "run.events");
       delete e.run.wall_s;
+      // the today run (variant today) is timed too
+      assert.ok(typeof e.today.wall_s === "number", "today.wall_s");
+      delete e.today.wall_s;
     }
     return { l, stderr: r.stderr };
   };

@@ -35,7 +35,10 @@ export function table(rows: TableRows, opts: TableOptions = {}): void {
 export function ledgerHtml(l: Ledger): string {
   const parts = l.experiments.map((e) => {
     const table = ledgerTable({ ...e, rows: reportRows(e), figures: [] });
-    return `<h4>${escapeHtml(e.id)}: ${escapeHtml(e.title)}</h4>\n${table}`;
+    const today = e.today
+      ? `\n<p class="meta"><b>Today (${escapeHtml(e.today.era)}, no patch).</b> ${escapeHtml(e.today.note)}</p>`
+      : "";
+    return `<h4>${escapeHtml(e.id)}: ${escapeHtml(e.title)}</h4>\n${table}${today}`;
   });
   return `<style>${LEDGER_CSS}</style>\n<p class="meta">schedlab ${escapeHtml(l.version)}</p>\n${parts.join("\n")}`;
 }

@@ -133,6 +133,7 @@ export function renderReport(input: ReportInput): string {
       `<p class="meta">machine <b>${escapeHtml(e.machine)}</b>${e.source ? ` · source: ${escapeHtml(e.source)}` : ""}${escapeHtml(runCostText(e.wallS, e.events, " · "))}</p>`,
       e.notes ? paragraphs(e.notes) : "",
       ledgerTable(e),
+      e.todayNote ? `<p class="notes today"><b>Today.</b> ${escapeHtml(e.todayNote)}</p>` : "",
       figs,
       `</section>`,
     ]

@@ -49,6 +49,11 @@ export interface ReportExperiment {
   wallS?: number;
   /** Simulated events over the experiment's runs. */
   events?: number;
+  /**
+   * What the rows of variant `today` mean (today's kernel, no patch, nothing published), shown
+   * under the ledger table.
+   */
+  todayNote?: string;
 }
 
 export interface LedgerRow extends LedgerRowInput {

@@ -24,6 +24,11 @@ export const demo = defineReproduction({
       return ledgerRow(m, "baseline", f.value, res.values(m, "baseline"), f.band ?? null, f.kind);
     });
   },
+  today: {
+    note: "The demo already runs 6.19 with no patch: its today rows are the baseline's values (EEVDF shares CPU time by weight, as CFS did).",
+    metrics: ["share_hog0", "share_hog1"],
+    fromVariant: "baseline",
+  },
   figures: (res) => [
     box(res.data, "share_hog0", {
       title: "CPU share of the nice-0 hog (weight-table value marked)",

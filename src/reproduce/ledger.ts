@@ -29,6 +29,19 @@ export interface LedgerExperiment {
     events?: number;
   };
   notes?: string;
+  /**
+   * The today run (rows with variant `today`): what became of the patch (`note`), the era, and
+   * what it cost; `fromVariant` when the rows come from a variant of the main run.
+   */
+  today?: {
+    note: string;
+    era: string;
+    iterations: number;
+    durationS: number;
+    wall_s?: number;
+    events?: number;
+    fromVariant?: string;
+  };
 }
 
 /** The reproduction ledger: every experiment's published and simulated numbers. */
@@ -120,6 +133,13 @@ export function formatLedger(l: Ledger): string {
       cells.map((c, i) => (i < 3 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
     out.push(line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line));
     if (e.notes) out.push(`    note: ${e.notes}`);
+    if (e.today) {
+      const t = e.today;
+      const how = t.fromVariant
+        ? `from variant ${t.fromVariant} of the run above`
+        : `${t.iterations} iterations x ${t.durationS} s${runCostText(t.wall_s, t.events, ", ")}`;
+      out.push(`    today (${t.era}, no patch; ${how}): ${t.note}`);
+    }
   }
   return out.join("\n");
 }

@@ -97,7 +97,11 @@ export class ReproductionPool {
    * pool one thread). `onProgress` sees results in completion order. A failed run rejects with
    * an error naming the experiment, variant and iteration, and the other runs are dropped.
    */
-  async run(r: Reproduction, profile: RunProfile, opts: RunOpts = {}): Promise<Results> {
+  async run(
+    r: Pick<Reproduction, "id" | "experiment">,
+    profile: RunProfile,
+    opts: RunOpts = {},
+  ): Promise<Results> {
     const runOpts: RunOptions = {
       iterations: profile.iterations,
       duration: profile.duration,

@@ -4,7 +4,7 @@ import * as path from "node:path";
 import type { Experiment, RunOptions } from "../experiment/experiment";
 import type { Results } from "../experiment/results";
 import type { Figure } from "../plot/types";
-import type { FigureKind, LedgerRow } from "./types";
+import type { FigureKind, LedgerRow, TodaySpec } from "./types";
 import { parseWith } from "../machine/schema";
 import { publishedFileSchema } from "./published_schema";
 
@@ -37,6 +37,8 @@ export interface Reproduction {
   /** Figures for the report (published values marked). */
   figures?(res: Results): Figure[];
   notes?: string;
+  /** The `today` variant: this machine and workload on today's kernel, no patch (today.ts). */
+  today?: TodaySpec;
 }
 
 const REGISTRY = new Map<string, Reproduction>();

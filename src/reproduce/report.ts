@@ -5,10 +5,25 @@ import type { LedgerRowInput } from "../report/ledger";
 import type { Ledger, LedgerExperiment } from "./ledger";
 import type { Reproduction } from "./registry";
 import { VERSION } from "../version";
+import { TODAY_MEANING, TODAY_VARIANT } from "./today";
 
-/** A ledger entry's rows in the form the HTML report's ledger table takes. */
+/** Rows with each metric's `today` row right after that metric's published variants. */
+function besideToday(rows: LedgerExperiment["rows"]): LedgerExperiment["rows"] {
+  const today = rows.filter((r) => r.variant === TODAY_VARIANT);
+  const rest = rows.filter((r) => r.variant !== TODAY_VARIANT);
+  const out: LedgerExperiment["rows"] = [];
+  rest.forEach((r, i) => {
+    out.push(r);
+    const lastOfMetric = !rest.slice(i + 1).some((x) => x.metric === r.metric);
+    if (lastOfMetric) out.push(...today.filter((t) => t.metric === r.metric));
+  });
+  return [...out, ...today.filter((t) => !rest.some((x) => x.metric === t.metric))];
+}
+
+/** A ledger entry's rows in the form the HTML report's ledger table takes (today rows beside
+ *  the published variants of their metric). */
 export function reportRows(e: LedgerExperiment): LedgerRowInput[] {
-  return e.rows.map((r) => ({
+  return besideToday(e.rows).map((r) => ({
     metric: r.metric,
     variant: r.variant,
     published: r.published,
@@ -38,6 +53,7 @@ export function writeReport(
       spec: run?.res.data.spec,
       wallS: e.run.wall_s,
       events: e.run.events,
+      ...(e.today ? { todayNote: `${TODAY_MEANING} ${e.today.note}` } : {}),
     };
   });
   const ids = ledger.experiments.map((e) => e.id).join(" ");

@@ -99,6 +99,11 @@ const NOTES =
   "The 4.8 era runs at its default HZ 1000 (the box's CONFIG_HZ is not published). " +
   "The absolute throughput rests on the machine's copy figures (data/machines/xeon-x5472.json) and two per-datagram stack estimates (NETPERF_TX_STACK_NS, NETPERF_RX_STACK_NS); none is derived from the published throughput.";
 
+const TODAY_NOTE =
+  'Never merged: the patch was rejected upstream (SUSE carried it for old hardware; its kernel-source copy is marked "Patch-mainline: Never, submitted and rejected", bnc#986383). ' +
+  "The test it relaxed is still in today's find_busiest_group (kernel/sched/fair.c): a busiest group that is not overloaded is balanced when `busiest->group_weight > 1 && local->idle_cpus <= (busiest->idle_cpus + 1)`, with no sd_llc_size special case (the form since the v5.5 load_balance rework, 0b0695f2b34a); the other exit it has, `busiest->sum_h_nr_running == 1` -> balanced, does not cover a pair on two CPUs of one group. " +
+  "So the hazard's test is present on 6.19; the today rows show whether 6.19's balancer (and EEVDF) still bounces the pair across L2 pairs (active_balances_per_s) and what netperf gets.";
+
 for (const [id, machine, title] of [
   [
     "000",
@@ -127,5 +132,15 @@ for (const [id, machine, title] of [
     rows: rows(id),
     figures: figures(id),
     notes: NOTES,
+    today: {
+      note: TODAY_NOTE,
+      metrics: [
+        "throughput_mbps",
+        "active_balances_per_s",
+        "migrations_per_s",
+        "pair_shares_l2_fraction",
+      ],
+      values: keptValues,
+    },
   });
 }

@@ -90,4 +90,10 @@ defineReproduction({
   rows,
   figures,
   notes: NOTES,
+  today: {
+    note:
+      "Merged as posted for 6.0 (patch1 28156108fecb, patch2 f3dd3f674555): today's ttwu_queue_cond (kernel/sched/core.c) queues a wakeup on the target's wakelist whenever `!cpu_rq(cpu)->nr_running` in the same LLC, with no WF_ON_CPU test. " +
+      "The today rows are patch1+2's rule on 6.19 with EEVDF and 6.19's wake_affine and select_idle_sibling: compare them with patch1+2 of the model, not with the published index (the model's index is far above the published one on every variant, see the note above).",
+    metrics: SEED001_METRICS,
+  },
 });

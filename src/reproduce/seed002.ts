@@ -74,6 +74,10 @@ const NOTES =
   "HT box: 2 sockets x 1 core x 2 threads with siblings (0,2), (1,3), a stated choice; two busy SMT siblings each run at costs.smtSiblingSpeed (an estimate), which the loop-cost calibration counts. " +
   "Runs vary by tick phase, fork timing (100 us +-50% per fork, a choice) and per-CPU kernel threads (nice -5, 2 wakeups/s x 20 us, a choice).";
 
+const TODAY_NOTE =
+  "Merged in another form: the flat group power went with the sched-domain rework (by 2.6.32 init_sched_groups_power sums the child's power above the bottom level), and today's update_group_capacity (kernel/sched/fair.c) sums the child groups' capacities at every level above the CPU, so a package with two online CPUs is worth twice the lone CPU's package and the 2:1 split cannot come back. " +
+  "The today rows run 6.19's balancer and EEVDF on the same 8 hogs with cpu3 offline: the hazard is gone, and cv_loops shows how evenly 6.19 shares the 3 CPUs (the loop cost is the one calibrated for pre).";
+
 for (const [id, machine, title] of [
   ["002", "core2-2x2", "nice-fairness with cpu3 offline, 2 x 2 cores (group __cpu_power, 2009)"],
   ["002-ht", "ht-2x1x2", "nice-fairness with cpu3 offline, HT box (group __cpu_power, 2009)"],
@@ -96,5 +100,6 @@ for (const [id, machine, title] of [
     rows: rows(id),
     figures: figures(id),
     notes: NOTES,
+    today: { note: TODAY_NOTE, metrics: ["avg_loops", "stddev_loops", "cv_loops"] },
   });
 }

@@ -129,4 +129,10 @@ defineReproduction({
   rows,
   figures,
   notes: NOTES,
+  today: {
+    note:
+      "The earlier feasibility fix was merged for v4.0 (find_lock_lowest_rq's \"Target rq has tasks of equal or higher priority\" bail-out and select_task_rq_rt's `p->prio < cpu_rq(target)->rt.highest_prio.curr` are in today's kernel/sched/rt.c); the equal-priority patch was never merged: select_task_rq_rt and task_woken_rt still test `curr->prio <= p->prio`, so equal-priority wakeups are still placed away from, or pushed off, an RT curr. " +
+      "The today rows are therefore the `pre` tree's RT rules on 6.19 (with EEVDF for the fair tasks of the mix); the paired ratios have no today row, since they compare two trees.",
+    metrics: SEED004_METRICS,
+  },
 });

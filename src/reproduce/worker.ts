@@ -1,9 +1,10 @@
 // A worker thread of a ReproductionPool: runs the (variant, iteration) jobs it is sent and posts
 // each IterationResult back. Reproductions are rebuilt here by id: experiments hold closures
-// (workload programs, hook replacements) that cannot cross threads.
+// (workload programs, hook replacements) that cannot cross threads. `<id>@today` is a
+// reproduction's today run (today.ts).
 import { parentPort } from "node:worker_threads";
 import "../index";
-import { reproduction } from "./registry";
+import { experimentById } from "./today";
 import type { Experiment } from "../experiment/experiment";
 import type { WorkerJob, WorkerReply } from "./parallel";
 
@@ -14,7 +15,7 @@ parentPort!.on("message", ({ id, opts, job }: WorkerJob) => {
   try {
     let exp = experiments.get(id);
     if (!exp) {
-      exp = reproduction(id).experiment();
+      exp = experimentById(id);
       experiments.set(id, exp);
     }
     reply = { type: "result", result: exp.runJob(opts, job) };
