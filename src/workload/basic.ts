@@ -211,7 +211,7 @@ export interface SleepersParams {
  * ```
  * Prints:
  * ```text
- * 1665 cycles/s
+ * 1655 cycles/s
  * ```
  */
 export function sleepers(params: SleepersParams): Workload {
