@@ -130,40 +130,40 @@ export class EventQueue {
 
   /** Recomputes the winners on the path from `leaf` to the root. */
   private updateKeyed(leaf: number): void {
-    const wt = this.wTime;
-    const ws = this.wSeq;
-    const wk = this.wKey;
-    for (let j = leaf >> 1; j >= 1; j >>= 1) {
-      const l = 2 * j;
-      const r = l + 1;
-      const c = wt[r] < wt[l] || (wt[r] === wt[l] && ws[r] < ws[l]) ? r : l;
-      wt[j] = wt[c];
-      ws[j] = ws[c];
-      wk[j] = wk[c];
-    }
+    for (let j = leaf >> 1; j >= 1; j >>= 1) this.playNode(j);
   }
 
+  /** Node j takes the earlier (time, then sequence) of its two children. */
+  private playNode(j: number): void {
+    const wt = this.wTime;
+    const ws = this.wSeq;
+    const l = 2 * j;
+    const r = l + 1;
+    const c = wt[r] < wt[l] || (wt[r] === wt[l] && ws[r] < ws[l]) ? r : l;
+    wt[j] = wt[c];
+    ws[j] = ws[c];
+    this.wKey[j] = this.wKey[c];
+  }
+
+  /** Room for keys 0..n-1: the tree grows to the next power of two, pending keyed events kept. */
   private growKeyed(n: number): void {
     let p = 1;
     while (p < n) p *= 2;
     const old = this.kP;
-    const keep = (k: number) => (old > 0 && k < old ? old + k : -1);
     const wt = new Float64Array(2 * p).fill(Infinity);
     const ws = new Float64Array(2 * p);
     const wk = new Int32Array(2 * p);
+    for (let k = 0; k < p; k++) wk[p + k] = k;
+    for (let k = 0; k < old; k++) {
+      wt[p + k] = this.wTime[old + k];
+      ws[p + k] = this.wSeq[old + k];
+    }
     const kind = new Int32Array(p);
     const a = new Int32Array(p);
     const b = new Int32Array(p);
-    for (let k = 0; k < p; k++) {
-      wk[p + k] = k;
-      const from = keep(k);
-      if (from < 0) continue;
-      wt[p + k] = this.wTime[from];
-      ws[p + k] = this.wSeq[from];
-      kind[k] = this.keyKind[k];
-      a[k] = this.keyA[k];
-      b[k] = this.keyB[k];
-    }
+    kind.set(this.keyKind);
+    a.set(this.keyA);
+    b.set(this.keyB);
     this.kP = p;
     this.wTime = wt;
     this.wSeq = ws;
@@ -171,14 +171,7 @@ export class EventQueue {
     this.keyKind = kind;
     this.keyA = a;
     this.keyB = b;
-    for (let j = p - 1; j >= 1; j--) {
-      const l = 2 * j;
-      const r = l + 1;
-      const c = wt[r] < wt[l] || (wt[r] === wt[l] && ws[r] < ws[l]) ? r : l;
-      wt[j] = wt[c];
-      ws[j] = ws[c];
-      wk[j] = wk[c];
-    }
+    for (let j = p - 1; j >= 1; j--) this.playNode(j);
   }
 
   /** Pops the keyed winner if it precedes (time, seq): true when it did. */
