@@ -9,7 +9,7 @@
 import { schedIdlePolicyUsed, type Task } from "../../sched";
 import type { SchedCore } from "../../core/api";
 import { SD_CLUSTER, type SchedDomain } from "../../topology/sched_domain";
-import { schedIdleCpu, type WakeState } from "./common";
+import { schedIdleCpu, selectIdleCore, type WakeState } from "./common";
 
 /** cpus_share_resources(): same sd_share_id (the cluster, else the LLC). */
 export function cpusShareResources(k: SchedCore, a: number, b: number): boolean {
@@ -68,26 +68,10 @@ export function scanCluster(
     if (!allowed[cpu] || st.seen[cpu] === gen) continue;
     time += st.lineNs[level[cpu]];
     if (hasIdleCore) {
-      // select_idle_core(p, cpu, cpus, &idle_cpu)
-      const m = st.smtMask[cpu];
-      let idle = true;
-      for (let i = 0; i < m.length; i++) {
-        const c = m[i];
-        if (idleB[c] === 0) {
-          idle = false;
-          if (idleCpu === -1) {
-            if (schedIdle && schedIdleCpu(k.rqs[c]) && allowed[c]) {
-              idleCpu = c;
-              break;
-            }
-            continue;
-          }
-          break;
-        }
-        if (idleCpu === -1 && allowed[c]) idleCpu = c;
-      }
-      if (idle) return { result: st.noteSis("idle_core", cpu), nr, idleCpu, time };
-      for (let i = 0; i < m.length; i++) st.seen[m[i]] = gen;
+      st.idleCpuSeen = idleCpu;
+      const core = selectIdleCore(k, st, allowed, cpu, gen, schedIdle);
+      idleCpu = st.idleCpuSeen;
+      if (core >= 0) return { result: st.noteSis("idle_core", core), nr, idleCpu, time };
     } else {
       if (--nr <= 0) return { result: -1, nr, idleCpu, time };
       // __select_idle_cpu: available_idle_cpu || sched_idle_cpu

@@ -107,6 +107,42 @@ export function idleCpu(k: SchedCore, cpu: number): boolean {
 }
 
 /** sched_idle_cpu (5.4+): the rq runs only SCHED_IDLE tasks. */
+/**
+ * select_idle_core(p, core, cpus, &idle_cpu) (5.12+): `core` when every SMT sibling is idle.
+ * Otherwise -1; the first idle allowed sibling (or, without one yet, a SCHED_IDLE one) goes to
+ * st.idleCpuSeen while it holds none, and the core leaves the scan (st.seen = gen).
+ */
+export function selectIdleCore(
+  k: SchedCore,
+  st: WakeState,
+  allowed: Uint8Array,
+  core: number,
+  gen: number,
+  schedIdle: boolean,
+): number {
+  const m = st.smtMask[core];
+  const idleB = st.idle;
+  let idle = true;
+  for (let i = 0; i < m.length; i++) {
+    const c = m[i];
+    if (idleB[c] === 0) {
+      idle = false;
+      if (st.idleCpuSeen === -1) {
+        if (schedIdle && schedIdleCpu(k.rqs[c]) && allowed[c]) {
+          st.idleCpuSeen = c;
+          break;
+        }
+        continue;
+      }
+      break;
+    }
+    if (st.idleCpuSeen === -1 && allowed[c]) st.idleCpuSeen = c;
+  }
+  if (idle) return core;
+  for (let i = 0; i < m.length; i++) st.seen[m[i]] = gen;
+  return -1;
+}
+
 export function schedIdleCpu(rq: Rq): boolean {
   if (rq.nrRunning === 0) return false;
   const curr = rq.curr; // counted in nr_running: a non-SCHED_IDLE curr settles it
@@ -211,6 +247,8 @@ export class WakeState {
   /** The reason select_idle_sibling's default gave for its last non-target answer. */
   sisReason: string | null = null;
   sisResult = -1;
+  /** select_idle_core's *idle_cpu: the first idle CPU a scan for idle cores saw (-1: none). */
+  idleCpuSeen = -1;
   private idleHookInstalled = false;
   /** The hook implementations in force (a kernel's hook table never changes). */
   readonly wakeWide: HookTypes["fair.wake_wide"];

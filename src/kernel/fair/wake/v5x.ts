@@ -52,6 +52,7 @@ import {
   idleOrSchedIdle,
   schedIdleCpu,
   sdFlagOf,
+  selectIdleCore,
   updateAvg,
   wakeState,
   type SelectIdleSiblingCtx,
@@ -266,31 +267,16 @@ function selectIdleCpu(
       }
     }
   } else {
+    st.idleCpuSeen = idleCpuFound;
     for (let j = 0; j < n; j++, idx++) {
       if (idx === n) idx = 0;
       const cpu = span[idx];
       if (!allowed[cpu] || st.seen[cpu] === gen) continue;
       // select_idle_core(p, cpu, cpus, &idle_cpu): the whole core idle, or remember an idle CPU
-      const m = st.smtMask[cpu];
-      let idle = true;
-      for (let i = 0; i < m.length; i++) {
-        const c = m[i];
-        if (idleB[c] === 0) {
-          idle = false;
-          if (idleCpuFound === -1) {
-            if (schedIdle && schedIdleCpu(rqs[c]) && allowed[c]) {
-              idleCpuFound = c;
-              break;
-            }
-            continue;
-          }
-          break;
-        }
-        if (idleCpuFound === -1 && allowed[c]) idleCpuFound = c;
-      }
-      if (idle) return st.noteSis("idle_core", cpu);
-      for (let i = 0; i < m.length; i++) st.seen[m[i]] = gen;
+      if (selectIdleCore(k, st, allowed, cpu, gen, schedIdle) >= 0)
+        return st.noteSis("idle_core", cpu);
     }
+    idleCpuFound = st.idleCpuSeen;
   }
   if (hasIdleCore) st.hasIdleCores[k.domains.sdLlcId[target]] = 0;
   // this_sd->avg_scan_cost: 5.6 always; 5.19 when SIS_PROP limited the scan, which also
