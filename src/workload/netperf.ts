@@ -139,14 +139,7 @@ export function netperfUdpStream(params: NetperfUdpStreamParams = {}): Workload 
     1,
   );
   const seconds = requireNumber(where, "seconds", params.seconds ?? 60, 0, false);
-  const bind = params.bind;
-  if (
-    bind !== undefined &&
-    (!Array.isArray(bind) || bind.length !== 2 || !bind.every((c) => Number.isInteger(c) && c >= 0))
-  )
-    throw new Error(
-      `${where}: bind must be [netperf CPU, netserver CPU], two CPU numbers (got ${JSON.stringify(bind)})`,
-    );
+  const bind = requireBind(where, params.bind);
   const len = runLength(where, { seconds, warmupSeconds: params.warmupSeconds }, seconds);
   return {
     name: "netperf-udp-stream",
@@ -395,4 +388,16 @@ export function netperfConfidence(
     }
     n++;
   }
+}
+
+/** netperf's -T: [netperf CPU, netserver CPU], or undefined to leave both unpinned. */
+export function requireBind(where: string, bind: unknown): [number, number] | undefined {
+  if (
+    bind !== undefined &&
+    (!Array.isArray(bind) || bind.length !== 2 || !bind.every((c) => Number.isInteger(c) && c >= 0))
+  )
+    throw new Error(
+      `${where}: bind must be [netperf CPU, netserver CPU], two CPU numbers (got ${JSON.stringify(bind)})`,
+    );
+  return bind as [number, number] | undefined;
 }

@@ -19,7 +19,12 @@ import { eraAtLeast } from "../kernel/features";
 import type { WorkloadContext, WorkloadRun } from "./workload";
 import { requireInt, requireKnownKeys, runLength } from "./workload";
 import type { BenchmarkWorkload } from "./sysbench_cpu";
-import { NETPERF_RX_STACK_NS, NETPERF_SHARED_LINES, NETPERF_TX_STACK_NS } from "./netperf";
+import {
+  NETPERF_RX_STACK_NS,
+  NETPERF_SHARED_LINES,
+  NETPERF_TX_STACK_NS,
+  requireBind,
+} from "./netperf";
 
 /**
  * tcp_wmem[1]: the send buffer of a new TCP socket, 16 KB in every modelled release; what
@@ -92,14 +97,7 @@ export function netperfTcpRr(params: NetperfTcpRrParams = {}): BenchmarkWorkload
   requireKnownKeys(where, params, ACCEPTED);
   const req = requireInt(where, "requestBytes", params.requestBytes ?? 1, 1, MAX_RR_BYTES);
   const rsp = requireInt(where, "responseBytes", params.responseBytes ?? 1, 1, MAX_RR_BYTES);
-  const bind = params.bind;
-  if (
-    bind !== undefined &&
-    (!Array.isArray(bind) || bind.length !== 2 || !bind.every((c) => Number.isInteger(c) && c >= 0))
-  )
-    throw new Error(
-      `${where}: bind must be [netperf CPU, netserver CPU], two CPU numbers (got ${JSON.stringify(bind)})`,
-    );
+  const bind = requireBind(where, params.bind);
   const seconds = params.seconds ?? 10;
   const len = runLength(where, { seconds, warmupSeconds: params.warmupSeconds }, seconds);
   const resolved = {
