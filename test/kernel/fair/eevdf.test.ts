@@ -8,48 +8,11 @@ import {
   pickEevdf,
 } from "../../../src/kernel/fair/eevdf";
 import { CfsRq, Task } from "../../../src/kernel/sched";
-import { run } from "../../../src/kernel/ops";
 import type { SchedCore } from "../../../src/kernel/core/api";
+import { cfsOf, type EEVDF_FEATURES, entity, fakeCore, forever } from "./eevdf_fixtures";
 import { buildKernel, patch, preset, topology, workload } from "../../../src/index";
 
-const forever = function* () {
-  yield run(Infinity);
-};
-
-function entity(pid: number, vruntime: number, weight: number, deadline: number): Task {
-  const t = new Task(pid, `t${pid}`, "t", forever, 4);
-  Object.assign(t.se, { vruntime, weight, deadline, onRq: true, slice: 3_000_000 });
-  return t;
-}
-
-/** A cfs_rq holding `queued` (sorted by vruntime as the model keeps it) and `curr`. */
-function cfsOf(queued: Task[], curr: Task | null = null): CfsRq {
-  const cfs = new CfsRq();
-  cfs.queue.push(...[...queued].sort((a, b) => a.se.vruntime - b.se.vruntime));
-  cfs.curr = curr;
-  cfs.nrRunning = queued.length + (curr ? 1 : 0);
-  cfs.minVruntime = Math.min(...[...queued, ...(curr ? [curr] : [])].map((t) => t.se.vruntime));
-  return cfs;
-}
-
-const features = {
-  RUN_TO_PARITY: true,
-  PREEMPT_SHORT: true,
-  DELAY_DEQUEUE: true,
-  DELAY_ZERO: true,
-  PLACE_LAG: true,
-  PLACE_DEADLINE_INITIAL: true,
-  PLACE_REL_DEADLINE: true,
-  PICK_BUDDY: true,
-};
-const core = (over: Partial<typeof features> = {}) =>
-  ({
-    era: "6.19",
-    features: { ...features, ...over },
-    cfsTiming: { minGranularity: 3_000_000 },
-    tunables: { sched_min_granularity_ns: 750_000 },
-    tickNs: 1_000_000,
-  }) as unknown as SchedCore;
+const core = (over: Partial<typeof EEVDF_FEATURES> = {}) => fakeCore(over);
 
 test("V is the load-weighted mean vruntime; an entity is eligible when its vruntime is not past V", () => {
   const a = entity(1, 0, 1024, 500);
@@ -193,7 +156,7 @@ test("wakeup preemption: the wakee preempts when it is what the pick would run; 
   curr.cpu = 0;
   const woken = entity(2, 900_000, 1024, 2_000_000); // eligible, earlier deadline
   const late = entity(3, 5_000_000, 1024, 1_500_000); // earliest deadline, not eligible
-  const run = (vprot: number, wakee: Task, over: Partial<typeof features> = {}) => {
+  const run = (vprot: number, wakee: Task, over: Partial<typeof EEVDF_FEATURES> = {}) => {
     curr.se.vprot = vprot;
     const kk = core(over) as unknown as { rqs: Array<{ cfs: CfsRq }> };
     kk.rqs = [{ cfs: cfsOf([woken, late], curr) }];

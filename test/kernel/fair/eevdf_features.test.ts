@@ -11,50 +11,13 @@ import {
   entityEligible,
   setCustomSlice,
 } from "../../../src/kernel/fair/eevdf";
-import { CfsRq, Task, TASK_INTERRUPTIBLE } from "../../../src/kernel/sched";
+import { type Task, TASK_INTERRUPTIBLE } from "../../../src/kernel/sched";
+import { cfsOf, entity, fakeCore, forever } from "./eevdf_fixtures";
 import type { SchedCore } from "../../../src/kernel/core/api";
 import { buildKernel, call, type Kernel, patch, preset, run, wait, wake } from "../../../src/index";
 import type { Patch } from "../../../src/patch/patch";
 
-const forever = function* () {
-  yield run(Infinity);
-};
-
-function entity(pid: number, vruntime: number, weight: number, deadline: number): Task {
-  const t = new Task(pid, `t${pid}`, "t", forever, 4);
-  Object.assign(t.se, { vruntime, weight, deadline, onRq: true, slice: 3_000_000 });
-  return t;
-}
-
-function cfsOf(queued: Task[], curr: Task | null = null): CfsRq {
-  const cfs = new CfsRq();
-  cfs.queue.push(...[...queued].sort((a, b) => a.se.vruntime - b.se.vruntime));
-  cfs.curr = curr;
-  cfs.nrRunning = queued.length + (curr ? 1 : 0);
-  cfs.minVruntime = Math.min(...[...queued, ...(curr ? [curr] : [])].map((t) => t.se.vruntime));
-  return cfs;
-}
-
-const FEATURES = {
-  RUN_TO_PARITY: true,
-  PLACE_LAG: true,
-  PLACE_DEADLINE_INITIAL: true,
-  PLACE_REL_DEADLINE: true,
-  PICK_BUDDY: true,
-  PREEMPT_SHORT: true,
-  DELAY_DEQUEUE: true,
-  DELAY_ZERO: true,
-};
-type Over = Partial<typeof FEATURES>;
-const core = (over: Over = {}, cfs: CfsRq | null = null, era = "6.19") =>
-  ({
-    era,
-    features: { ...FEATURES, ...over },
-    cfsTiming: { minGranularity: 3_000_000 },
-    tunables: { sched_min_granularity_ns: 750_000 },
-    tickNs: 1_000_000,
-    rqs: cfs ? [{ cfs }] : [],
-  }) as unknown as SchedCore;
+const core = fakeCore;
 
 function kernel619(...patches: Patch[]): Kernel {
   return buildKernel({
