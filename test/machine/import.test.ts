@@ -13,6 +13,7 @@ import {
   describeDomains,
 } from "../../src/kernel/topology/topology";
 import type { Era } from "../../src/kernel/features";
+import { bigLittleMachine } from "../support/big_little";
 
 const fromFiles = (files: Record<string, string>, where = "fixture") =>
   readSysfs(mapReader(files), where);
@@ -223,14 +224,7 @@ test("clusters: cluster_cpus_list round-trips with the L2, the CLS level comes b
 });
 
 test("big.LITTLE round trip: cpu_capacity per CPU comes back, and so do the asymmetric domains", () => {
-  const m = machineBuilder()
-    .name("bl")
-    .cores(8)
-    .l2SharedBy(4)
-    .llc("l2")
-    .numbering("core-major")
-    .capacities([462, 462, 462, 462, 1024, 1024, 1024, 1024])
-    .build();
+  const m = bigLittleMachine();
   const res = importMachine(fromFiles(sysfsFilesOf(m), "bl"), { name: "bl" });
   assert.deepEqual(res.spec.topology.capacities, [462, 462, 462, 462, 1024, 1024, 1024, 1024]);
   for (const era of ["5.6", "6.19"] as Era[])

@@ -3,31 +3,13 @@
 // CPU; eras before asymmetry detection never flag anything.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { buildKernel } from "../../../src/experiment/run";
-import { machineBuilder } from "../../../src/machine/builder";
 import { run } from "../../../src/kernel/ops";
 import type { Era } from "../../../src/kernel/features";
 import type { Kernel } from "../../../src/kernel/core/core";
-
-const bigLittle = () =>
-  machineBuilder()
-    .cores(8)
-    .l2SharedBy(4)
-    .llc("l2")
-    .numbering("core-major")
-    .capacities([462, 462, 462, 462, 1024, 1024, 1024, 1024])
-    .build();
+import { bigLittleKernel } from "../../support/big_little";
 
 function kernel(era: Era): Kernel {
-  const m = bigLittle();
-  const k = buildKernel({
-    machine: m,
-    online: m.online,
-    era,
-    patches: [],
-    seed: "t",
-    trace: false,
-  });
+  const k = bigLittleKernel(era);
   const hog = function* () {
     yield run(Infinity);
   };

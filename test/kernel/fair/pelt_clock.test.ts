@@ -6,25 +6,17 @@
 // 1024-capacity CPU keeps the unscaled clock.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { buildKernel } from "../../../src/experiment/run";
-import { machineBuilder } from "../../../src/machine/builder";
 import { run, sleep, wait } from "../../../src/kernel/ops";
 import type { Era } from "../../../src/kernel/features";
 import type { Kernel } from "../../../src/kernel/core/core";
+import { BIG_LITTLE_CAPACITIES, bigLittleKernel } from "../../support/big_little";
 import { rqClockPelt } from "../../../src/kernel/fair/pelt";
 import { rqClockPeltOf } from "../../../src/kernel/fair/pelt_clock";
 
 const MS = 1_000_000;
 
-function kernel(era: Era, caps = [462, 462, 462, 462, 1024, 1024, 1024, 1024]): Kernel {
-  const m = machineBuilder()
-    .cores(8)
-    .l2SharedBy(4)
-    .llc("l2")
-    .numbering("core-major")
-    .capacities(caps)
-    .build();
-  return buildKernel({ machine: m, online: m.online, era, patches: [], seed: "t", trace: false });
+function kernel(era: Era, caps = BIG_LITTLE_CAPACITIES): Kernel {
+  return bigLittleKernel(era, caps);
 }
 
 const hog = function* () {

@@ -4,29 +4,15 @@
 // idle prev. A small task stays where it was.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { buildKernel } from "../../../src/experiment/run";
-import { machineBuilder } from "../../../src/machine/builder";
 import { run, setAffinity, wait, wake } from "../../../src/kernel/ops";
 import type { Era } from "../../../src/kernel/features";
 import type { Kernel } from "../../../src/kernel/core/core";
+import { bigLittleKernel } from "../../support/big_little";
 import type { Task } from "../../../src/kernel/sched";
 import { fitsCapacity } from "../../../src/kernel/fair/wake/capacity";
 
 // 4 little CPUs (capacity 462) and 4 big ones, an L2 per cluster and no L3.
-const bigLittle = () =>
-  machineBuilder()
-    .name("bl")
-    .cores(8)
-    .l2SharedBy(4)
-    .llc("l2")
-    .numbering("core-major")
-    .capacities([462, 462, 462, 462, 1024, 1024, 1024, 1024])
-    .build();
-
-function kernel(era: Era): Kernel {
-  const m = bigLittle();
-  return buildKernel({ machine: m, online: m.online, era, patches: [], seed: "t", trace: false });
-}
+const kernel = (era: Era): Kernel => bigLittleKernel(era);
 
 /**
  * A task on little cpu1 that runs `runNs`, then sleeps until a waker pinned to cpu0 wakes it. It

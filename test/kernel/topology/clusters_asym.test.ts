@@ -17,6 +17,7 @@ import {
   type SchedDomain,
 } from "../../../src/kernel/topology/sched_domain";
 import { buildSchedDomains } from "../../../src/kernel/topology/topology";
+import { bigLittleMachine } from "../../support/big_little";
 
 const build = (m: Machine, era: Era, offline: number[] = []): DomainTree => {
   const online = m.online.slice();
@@ -94,15 +95,7 @@ test("SMT inside clusters: SMT, CLS and MC all stay, and CLS groups are the core
 });
 
 // big.LITTLE: a cluster of 4 little cores (capacity 462) and one of 4 big cores, L2 per cluster.
-const bigLittle = () =>
-  machineBuilder()
-    .name("bl-4+4")
-    .cores(8)
-    .l2SharedBy(4)
-    .llc("l2")
-    .numbering("core-major")
-    .capacities([462, 462, 462, 462, 1024, 1024, 1024, 1024])
-    .build();
+const bigLittle = () => bigLittleMachine();
 
 test("big.LITTLE: SD_ASYM_CPUCAPACITY on the level spanning both clusters from 5.0, with _FULL from 5.14", () => {
   const m = bigLittle();
