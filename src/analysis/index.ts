@@ -6,3 +6,4 @@ export * from "./frame";
 export * from "./trace";
 export * from "./mmtests";
 export * from "./histogram";
+export * from "./mixture";

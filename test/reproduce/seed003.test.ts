@@ -66,7 +66,7 @@ test("003-2w: every percentile within 6% of the baseline (published 0-3.6%)", ()
 });
 
 test("003-1w: the patch lowers p50 by 5-30% and p99 by 15-50% (published 15.9% / 32.9%)", {
-  todo: "the model misses: both variants pay the same C6 exit (133 us, intel_idle's hsw figure, the package C6 worst case; no measured Haswell-EP core C6 exit was found) on the worker's long-idle CPU, and a cross-node wakeup adds well under 1 us; a hypothetical core figure gives 0% (system-scope PC6) or a step at p75 plus a 2-worker gain (per-socket PC6); see docs/experiments/003.md",
+  todo: "the model misses: both variants pay the same C6 exit (133 us, intel_idle's hsw figure, the package C6 worst case; no measured Haswell-EP core C6 exit was found) on the worker's long-idle CPU, and a cross-node wakeup adds well under 1 us; a hypothetical core figure gives 0% (system-scope PC6) or a step at p75 plus a 2-worker gain (per-socket PC6), because every exit is a point mass and the only package figure is the 133 us worst case, where the published percentiles imply cross-node wakeups ~16 us slower than local ones at the median with a tail to ~100 us; see docs/experiments/003.md",
 }, () => {
   const gain = (m: string) =>
     (1 - sim(oneWorker.rows, m, "post") / sim(oneWorker.rows, m, "pre")) * 100;
