@@ -26,6 +26,8 @@ export function balancerOf(era: Era): string {
       if (eraAtLeast(era, "5.18")) parts.push("5.18 imb_numa_nr");
       if (f.LB_SMT_BALANCE) parts.push("6.6 LB_SMT_BALANCE");
       if (f.LB_SIBLING_IMBALANCE) parts.push("6.6 LB_SIBLING_IMBALANCE");
+      if (f.NI_RANDOM) parts.push("6.19 NI_RANDOM");
+      if (f.LB_SERIALIZE_NEWIDLE) parts.push("6.19 LB_SERIALIZE_NEWIDLE");
       return parts.join(", ");
     }
   }

@@ -287,6 +287,14 @@ export const FEATURES = {
     default: from("5.19"),
     why: "ours (v5.16, c5b0a7eefc70): newidle balance is skipped when avg_idle is below the lowest domain's max_newidle_lb_cost (the measured cost of its newidle passes) instead of sysctl_sched_migration_cost (0.5 ms); with it, update_newidle_cost's decay (e60b56e46b38)",
   },
+  NI_RANDOM: {
+    default: from("6.19"),
+    why: "sched_balance_newidle runs a domain's pass with a probability that follows its success rate, a 1024-sided die against newidle_ratio (v6.19, 33cf66d88306)",
+  },
+  LB_SERIALIZE_NEWIDLE: {
+    default: from("6.19"),
+    why: "ours (v6.19, 522fb20fbdbe): a newidle pass of an SD_SERIALIZE (NUMA) domain takes sched_balance_running; a CPU that finds it held skips the pass",
+  },
   NEWIDLE: {
     default: true,
     why: "ours: newly-idle balancing as a whole (idle_balance / newidle_balance)",

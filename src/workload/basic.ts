@@ -211,7 +211,7 @@ export interface SleepersParams {
  * ```
  * Prints:
  * ```text
- * 1655 cycles/s
+ * 1610 cycles/s
  * ```
  */
 export function sleepers(params: SleepersParams): Workload {

@@ -14,6 +14,10 @@ test("each era names its pick policy, balancer version and wakeup depth limit", 
   assert.doesNotMatch(balancerOf("5.10"), /LB_NEWIDLE_COST|imb_numa_nr|LB_SMT_BALANCE/);
   assert.match(balancerOf("5.19"), /5\.16 LB_NEWIDLE_COST, 5\.18 imb_numa_nr$/);
   assert.match(balancerOf("6.6"), /6\.6 LB_SMT_BALANCE, 6\.6 LB_SIBLING_IMBALANCE$/);
+  assert.match(
+    balancerOf("6.19"),
+    /6\.6 LB_SIBLING_IMBALANCE, 6\.19 NI_RANDOM, 6\.19 LB_SERIALIZE_NEWIDLE$/,
+  );
   assert.match(balancerOf("2.6.29"), /^2\.6\.29/);
   assert.match(wakeupOf("5.10"), /^5\.6 select_idle_sibling.*SIS_PROP/);
   assert.match(wakeupOf("5.19"), /SIS_PROP\)$/);

@@ -12,6 +12,7 @@ import { peltScaleCpu, rqClockPeltOf } from "./pelt_clock";
 import {
   SD_BALANCE_NEWIDLE,
   SD_LOAD_BALANCE,
+  SD_SERIALIZE,
   SD_SHARE_PKG_RESOURCES,
 } from "../topology/sched_domain";
 import { activeLoadBalanceCpuStop, domainSpanning, loadBalance } from "./lb/load_balance";
@@ -31,6 +32,8 @@ import { TASK_INTERRUPTIBLE } from "../sched";
 import { lockRq, tryToWakeUp, unlockRq } from "../core/ttwu";
 import "./lb/load_balance";
 import { LbScanCosts, NewidleCost } from "./lb_cost";
+import { SchedBalanceRunning } from "./lb_serialize";
+import { NewidleRatio } from "./newidle_ratio";
 
 /** A jiffy in ns. */
 /**
@@ -54,6 +57,10 @@ export class FairBalancer {
   private readonly hz: number;
   private readonly scanCosts: LbScanCosts;
   private readonly newidleCost: NewidleCost;
+  /** v6.19 proportional newidle balance (NI_RANDOM). */
+  readonly newidleRatio: NewidleRatio;
+  /** sched_balance_running, for newidle passes (LB_SERIALIZE_NEWIDLE). */
+  readonly balanceRunning = new SchedBalanceRunning();
 
   constructor(private readonly k: SchedCore) {
     this.hz = k.tunables.hz;
@@ -62,6 +69,7 @@ export class FairBalancer {
     this.maxInterval = maxLoadBalanceInterval(k.era, this.hz, nr);
     this.scanCosts = new LbScanCosts(k);
     this.newidleCost = new NewidleCost(this.hz);
+    this.newidleRatio = new NewidleRatio(k.random);
     k.tickHooks.push((rq) => this.onTick(rq));
     k.newIdleHooks.push((rq) => this.idleBalance(rq));
     this.blockedAverages = ERA_TRAITS[k.era].pelt && ERA_TRAITS[k.era].family === "4.x";
@@ -155,6 +163,16 @@ export class FairBalancer {
   loadBalance(rq: Rq, sd: SchedDomain, idle: CpuIdleType): LoadBalanceResult {
     const k = this.k;
     const active = this.activeCpus(sd);
+    const cpu = k.thisCpu >= 0 ? k.thisCpu : rq.cpu;
+    // v6.19 (LB_SERIALIZE_NEWIDLE): a newidle pass of an SD_SERIALIZE domain takes the flag.
+    let held = false;
+    const serialize =
+      idle === "CPU_NEWLY_IDLE" && k.features.LB_SERIALIZE_NEWIDLE && sd.flags & SD_SERIALIZE
+        ? () => {
+            held = this.balanceRunning.tryAcquire(k, cpu);
+            return held;
+          }
+        : null;
     const env = createLbEnv({
       era: k.era,
       features: k.features,
@@ -168,11 +186,13 @@ export class FairBalancer {
       activeCpus: active,
       hooks: k.hooks,
       preemptible: false,
+      serialize,
     });
     const res = loadBalance(env);
-    // should_we_balance returns before update_sd_lb_stats scans anything.
-    if (!(res.decision.balanced && res.decision.reason === "should_we_balance"))
-      k.chargeNs += this.scanCosts.get(sd, k.thisCpu >= 0 ? k.thisCpu : rq.cpu, active);
+    // should_we_balance, and a held sched_balance_running, return before update_sd_lb_stats.
+    const stopped = res.decision.balanced ? res.decision.reason : null;
+    if (stopped === "sched_balance_running") bump(k.counters.other, "newidle_serialize_busy");
+    else if (stopped !== "should_we_balance") k.chargeNs += this.scanCosts.get(sd, cpu, active);
     const stats = balanceStats(k.counters, `${sd.level}.${idle}`);
     stats.passes++;
     if (res.decision.balanced) stats.balanced++;
@@ -198,6 +218,7 @@ export class FairBalancer {
       stats.activeBalances++;
       this.kickActiveBalance(res.activeBalance.busiestCpu, res.activeBalance.pushCpu);
     }
+    if (held) this.balanceRunning.release(k, cpu);
     return res;
   }
 
@@ -307,6 +328,19 @@ export class FairBalancer {
         break;
       }
       if (!(sd.flags & SD_BALANCE_NEWIDLE)) continue;
+      // v6.19 NI_RANDOM: the die decides whether this domain's pass runs (newidle_ratio.ts);
+      // a skipped domain still counts for next_balance (update_next_balance comes first).
+      let weight = 1;
+      if (k.features.NI_RANDOM) {
+        const w = this.newidleRatio.roll(sd, rq.cpu);
+        if (w === null) {
+          bump(k.counters.other, "newidle_ratio_skip");
+          const due = sd.lastBalance + msecsToJiffies(sd.balanceInterval, this.hz) * jiffy;
+          if (due < nextBalance) nextBalance = due;
+          continue;
+        }
+        weight = w;
+      }
       const t0 = k.chargeNs;
       const res = this.loadBalance(rq, sd, "CPU_NEWLY_IDLE");
       const domainCost = k.chargeNs - t0;
@@ -315,6 +349,9 @@ export class FairBalancer {
         else this.newidleCost.raise(sd, domainCost);
         currCost += domainCost;
       }
+      // update_newidle_cost(sd, cost, weight * !!pulled_task) counts the call when cost != 0.
+      if (k.features.NI_RANDOM && domainCost !== 0)
+        this.newidleRatio.update(sd, res.ldMoved !== 0 ? weight : 0);
       const due = sd.lastBalance + msecsToJiffies(sd.balanceInterval, this.hz) * jiffy;
       if (due < nextBalance) nextBalance = due;
       if (res.ldMoved !== 0 || rq.nrRunning > 0) break; // pulled_task (2.6.29: -1 too)

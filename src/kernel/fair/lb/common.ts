@@ -36,6 +36,8 @@ export interface LbEnvInit {
   activeCpus?: Iterable<number> | null;
   hooks?: LbHookLookup | null;
   preemptible?: boolean;
+  /** sched_balance_running's try-lock for SD_SERIALIZE domains; default none. */
+  serialize?: (() => boolean) | null;
 }
 
 /** env->cpus of all-active spans, by span array (a domain's span never changes once built). */
@@ -89,6 +91,7 @@ export function createLbEnv(init: LbEnvInit): LbEnv {
     sdLlcSize: init.sdLlcSize ?? 1,
     hooks: init.hooks ?? null,
     preemptible: init.preemptible ?? false,
+    serialize: init.serialize ?? null,
   };
 }
 

@@ -4,7 +4,7 @@
 // sgc->imbalance) is updated here, as load_balance() does in the kernel.
 import { ERA_TRAITS, eraAtLeast } from "../../features";
 import { defineHook } from "../../hooks";
-import type { SchedDomain } from "../../topology/sched_domain";
+import { SD_SERIALIZE, type SchedDomain } from "../../topology/sched_domain";
 import {
   type CalculateImbalanceCtx,
   type FbgResult,
@@ -194,10 +194,17 @@ export function loadBalance(env: LbEnv): LoadBalanceResult {
     );
   };
 
+  let serialized = false;
   for (;;) {
     // redo
     if (!shouldWeBalance(env))
       return outBalanced({ balanced: true, reason: "should_we_balance" }, false, false);
+    // v6.19: one CPU at a time balances an SD_SERIALIZE domain; redo keeps the flag.
+    if (!serialized && env.serialize && env.sd.flags & SD_SERIALIZE) {
+      if (!env.serialize())
+        return outBalanced({ balanced: true, reason: "sched_balance_running" }, true, false);
+      serialized = true;
+    }
     const fbg = findGroup({ env });
     if (fbg.balanced) return outBalanced({ balanced: true, reason: fbg.reason }, true, false);
     env.imbalance = fbg.imbalance;

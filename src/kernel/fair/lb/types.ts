@@ -143,6 +143,11 @@ export interface LbEnv {
   hooks: LbHookLookup | null;
   /** CONFIG_PREEMPT(ION): newidle detach_tasks stops after the first task. */
   preemptible: boolean;
+  /**
+   * sched_balance_running's try-lock for a domain with SD_SERIALIZE (fair/lb_serialize.ts):
+   * false when another CPU holds it. Null where the pass is not serialised in the model.
+   */
+  serialize: (() => boolean) | null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -256,7 +261,8 @@ export type LbBalancedReason =
   | "local_busier_type" // 5.x: local->group_type > busiest->group_type
   | "zero_imbalance" // calculate_imbalance left env->imbalance == 0
   | "no_busiest_queue" // find_busiest_queue found no rq
-  | "all_pinned"; // every candidate source was pinned away
+  | "all_pinned" // every candidate source was pinned away
+  | "sched_balance_running"; // v6.19: another CPU balances an SD_SERIALIZE domain
 
 /** Result of find_busiest_group: the busiest group with env->imbalance set, or balanced. */
 export type FbgResult =
