@@ -291,6 +291,10 @@ export const FEATURES = {
     default: from("6.19"),
     why: "sched_balance_newidle runs a domain's pass with a probability that follows its success rate, a 1024-sided die against newidle_ratio (v6.19, 33cf66d88306)",
   },
+  LB_SERIALIZE: {
+    default: true,
+    why: "ours (v2.6.19, 08c183f31bdb; v6.19, 3324b2180c17): periodic and idle passes of an SD_SERIALIZE (NUMA) domain take the global balancing flag, one CPU at a time; before 6.19 rebalance_domains takes it before the due check, from 6.19 sched_balance_rq after should_we_balance; a CPU that finds it held skips the domain and does not retry",
+  },
   LB_SERIALIZE_NEWIDLE: {
     default: from("6.19"),
     why: "ours (v6.19, 522fb20fbdbe): a newidle pass of an SD_SERIALIZE (NUMA) domain takes sched_balance_running; a CPU that finds it held skips the pass",

@@ -59,8 +59,10 @@ export class FairBalancer {
   private readonly newidleCost: NewidleCost;
   /** v6.19 proportional newidle balance (NI_RANDOM). */
   readonly newidleRatio: NewidleRatio;
-  /** sched_balance_running, for newidle passes (LB_SERIALIZE_NEWIDLE). */
+  /** The global balancing flag of SD_SERIALIZE domains (LB_SERIALIZE, LB_SERIALIZE_NEWIDLE). */
   readonly balanceRunning = new SchedBalanceRunning();
+  /** LB_SERIALIZE before 6.19: rebalance_domains takes the flag before the due check. */
+  private readonly serializeEarly: boolean;
 
   constructor(private readonly k: SchedCore) {
     this.hz = k.tunables.hz;
@@ -70,6 +72,7 @@ export class FairBalancer {
     this.scanCosts = new LbScanCosts(k);
     this.newidleCost = new NewidleCost(this.hz);
     this.newidleRatio = new NewidleRatio(k.random);
+    this.serializeEarly = k.features.LB_SERIALIZE && !eraAtLeast(k.era, "6.19");
     k.tickHooks.push((rq) => this.onTick(rq));
     k.newIdleHooks.push((rq) => this.idleBalance(rq));
     this.blockedAverages = ERA_TRAITS[k.era].pelt && ERA_TRAITS[k.era].family === "4.x";
@@ -116,7 +119,13 @@ export class FairBalancer {
         break;
       }
       let interval = this.interval(sd, idle !== "CPU_IDLE");
-      if (jiffiesAt(k.now, this.hz) >= jiffiesAt(sd.lastBalance, this.hz) + interval) {
+      // Before 6.19 the balancing flag is taken here, before the due check (08c183f31bdb): a
+      // CPU that finds it held skips the level (goto out) without updating last_balance.
+      const serialize = this.serializeEarly && (sd.flags & SD_SERIALIZE) !== 0;
+      const held = serialize && this.balanceRunning.tryAcquire(k, this.balancingCpu(rq));
+      if (serialize && !held) {
+        bump(k.counters.other, "balance_serialize_busy");
+      } else if (jiffiesAt(k.now, this.hz) >= jiffiesAt(sd.lastBalance, this.hz) + interval) {
         const res = this.loadBalance(rq, sd, idle);
         continueBalancing = res.continueBalancing;
         // 2.6.29 load_balance returns -1 for a busy SMT sibling (SD_SHARE_CPUPOWER, !sd_idle),
@@ -135,10 +144,16 @@ export class FairBalancer {
         // rebalance_domains (kernel/sched.c) keeps the one computed before it.
         if (eraAtLeast(k.era, "3.16")) interval = this.interval(sd, idle !== "CPU_IDLE");
       }
+      if (held) this.balanceRunning.release(k, this.balancingCpu(rq));
       const due = sd.lastBalance + interval * jiffy;
       if (due < nextBalance) nextBalance = due;
     }
     rq.nextBalance = nextBalance;
+  }
+
+  /** The CPU running the pass: k.thisCpu (the NOHZ idle balancer), else rq's own. */
+  private balancingCpu(rq: Rq): number {
+    return this.k.thisCpu >= 0 ? this.k.thisCpu : rq.cpu;
   }
 
   private interval(sd: SchedDomain, cpuBusy: boolean): number {
@@ -163,11 +178,16 @@ export class FairBalancer {
   loadBalance(rq: Rq, sd: SchedDomain, idle: CpuIdleType): LoadBalanceResult {
     const k = this.k;
     const active = this.activeCpus(sd);
-    const cpu = k.thisCpu >= 0 ? k.thisCpu : rq.cpu;
-    // v6.19 (LB_SERIALIZE_NEWIDLE): a newidle pass of an SD_SERIALIZE domain takes the flag.
+    const cpu = this.balancingCpu(rq);
+    // v6.19: a pass of an SD_SERIALIZE domain takes the flag after should_we_balance, periodic
+    // and idle ones (LB_SERIALIZE, 3324b2180c17) and newidle ones (LB_SERIALIZE_NEWIDLE).
     let held = false;
+    const takesFlag =
+      idle === "CPU_NEWLY_IDLE"
+        ? k.features.LB_SERIALIZE_NEWIDLE
+        : k.features.LB_SERIALIZE && !this.serializeEarly;
     const serialize =
-      idle === "CPU_NEWLY_IDLE" && k.features.LB_SERIALIZE_NEWIDLE && sd.flags & SD_SERIALIZE
+      takesFlag && sd.flags & SD_SERIALIZE
         ? () => {
             held = this.balanceRunning.tryAcquire(k, cpu);
             return held;

@@ -1,11 +1,12 @@
-// sched_balance_running: the one global flag that lets a single CPU at a time balance a domain
-// with SD_SERIALIZE (the NUMA levels). v6.19 sched_balance_rq takes it with
-// atomic_try_cmpxchg_acquire after should_we_balance (3324b2180c17) and, from 522fb20fbdbe
-// ("sched/fair: Have SD_SERIALIZE affect newidle balancing"), for newly-idle passes too; a CPU
-// that finds it held goes to out_balanced and does not retry. The model serialises newidle
-// passes only (feature LB_SERIALIZE_NEWIDLE): periodic and idle passes do not take the flag in
-// any era (docs/balancer-history.md). The flag is a cache line every attempt writes, so each
-// attempt, and a release after another CPU's attempt, costs a line transfer from its last writer.
+// The balancing flag: one global flag that lets a single CPU at a time balance a domain with
+// SD_SERIALIZE (the NUMA levels). Since 2.6.19 (08c183f31bdb, the `balancing` spinlock; an atomic
+// sched_balance_running from 2024) rebalance_domains takes it with a trylock before the due check,
+// and a CPU that finds it held skips the level (goto out) without retrying or updating
+// last_balance (feature LB_SERIALIZE). v6.19 takes it in sched_balance_rq after should_we_balance
+// instead (3324b2180c17), and, from 522fb20fbdbe ("sched/fair: Have SD_SERIALIZE affect newidle
+// balancing"), for newly-idle passes too (LB_SERIALIZE_NEWIDLE); a CPU that finds it held goes to
+// out_balanced. The flag is a cache line every attempt writes, so each attempt, and a release
+// after another CPU's attempt, costs a line transfer from its last writer.
 import type { SchedCore } from "../core/api";
 
 /** The flag, held from a CPU's acquisition until the clock of its release. */

@@ -1,6 +1,7 @@
-// sched_balance_running for newidle passes (v6.19 522fb20fbdbe, LB_SERIALIZE_NEWIDLE;
-// src/kernel/fair/lb_serialize.ts): while one CPU's newidle pass of an SD_SERIALIZE domain holds
-// the flag, another CPU's pass of such a domain goes to out_balanced without scanning.
+// The balancing flag of SD_SERIALIZE domains (src/kernel/fair/lb_serialize.ts): periodic and idle
+// passes since 2.6.19 (LB_SERIALIZE: before 6.19 taken in rebalance_domains before the due check,
+// from 6.19 in sched_balance_rq), newidle passes from 6.19 (522fb20fbdbe, LB_SERIALIZE_NEWIDLE).
+// While one CPU holds it, another CPU's pass of such a domain is skipped without scanning.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { buildKernel } from "../../../src/experiment/run";
@@ -20,16 +21,22 @@ function kernel(era: Era, patches: Patch[] = []) {
 const reason = (r: LoadBalanceResult) => (r.decision.balanced ? r.decision.reason : "imbalanced");
 
 /**
- * CPU 0 runs a newidle pass of its NUMA domain; then CPU 60 (the other node) runs one at
+ * CPU 0 runs a newidle pass of its NUMA domain; then CPU 60 (or `cpu2`) runs one at
  * `laterNs` after the start of CPU 0's, in the same model step (only chargeNs moves).
  */
-function twoPasses(era: Era, laterNs: number, patches: Patch[] = [], idle2 = "CPU_NEWLY_IDLE") {
+function twoPasses(
+  era: Era,
+  laterNs: number,
+  patches: Patch[] = [],
+  idle2 = "CPU_NEWLY_IDLE",
+  cpu2 = 60,
+) {
   const k = kernel(era, patches);
   const numa = (cpu: number) => k.domains.domains[cpu].find((sd) => sd.flags & SD_SERIALIZE)!;
   const first = k.balancer.loadBalance(k.rqs[0], numa(0), "CPU_NEWLY_IDLE");
   const firstEnd = k.chargeNs; // the holder's clock at release
   k.chargeNs = laterNs;
-  const second = k.balancer.loadBalance(k.rqs[60], numa(60), idle2 as "CPU_NEWLY_IDLE");
+  const second = k.balancer.loadBalance(k.rqs[cpu2], numa(cpu2), idle2 as "CPU_NEWLY_IDLE");
   return { k, first, firstEnd, second, secondCost: k.chargeNs - laterNs };
 }
 
@@ -63,14 +70,52 @@ test("6.19: the flag is free from the holder's release on; lower domains are nev
   assert.equal(k.counters.other.newidle_serialize_busy, undefined);
 });
 
-test("only newidle passes take the flag in the model; 6.6 and 6.19 without LB_SERIALIZE_NEWIDLE do not", () => {
-  assert.notEqual(reason(twoPasses("6.19", 0, [], "CPU_IDLE").second), "sched_balance_running");
+test("6.19 takes the flag in sched_balance_rq for idle passes too (LB_SERIALIZE); 6.6 does not there, and no era's newidle pass before 6.19", () => {
+  assert.equal(reason(twoPasses("6.19", 0, [], "CPU_IDLE", 26).second), "sched_balance_running");
+  const noPeriodic = [patch("no periodic serialisation").feature("LB_SERIALIZE", false)];
+  assert.notEqual(
+    reason(twoPasses("6.19", 0, noPeriodic, "CPU_IDLE", 26).second),
+    "sched_balance_running",
+  );
+  // 6.6 takes it in rebalance_domains, before the due check, never inside load_balance
+  assert.notEqual(reason(twoPasses("6.6", 0, [], "CPU_IDLE", 26).second), "sched_balance_running");
   assert.notEqual(reason(twoPasses("6.6", 0).second), "sched_balance_running");
   const off = [patch("no newidle serialisation").feature("LB_SERIALIZE_NEWIDLE", false)];
   assert.notEqual(reason(twoPasses("6.19", 0, off).second), "sched_balance_running");
   for (const era of ["5.19", "6.6"] as const) {
     assert.equal(eraDefaults(era).features.LB_SERIALIZE_NEWIDLE, false);
     assert.equal(eraDefaults(era).features.NI_RANDOM, false);
+  }
+  for (const era of ["2.6.29", "4.8", "6.19"] as const)
+    assert.equal(eraDefaults(era).features.LB_SERIALIZE, true);
+});
+
+/**
+ * CPU 0, then CPU 26 (the first CPU of the other node), run rebalance_domains at the same instant with their NUMA
+ * domains due: before 6.19 the second finds the flag held at the top of the level (08c183f31bdb:
+ * spin_trylock(&balancing) before the due check), skips it, and keeps its last_balance.
+ */
+function twoRebalances(era: Era, patches: Patch[] = []) {
+  const k = kernel(era, patches);
+  const numa = (cpu: number) => k.domains.domains[cpu].find((sd) => sd.flags & SD_SERIALIZE)!;
+  numa(0).lastBalance = -1e9;
+  numa(26).lastBalance = -1e9;
+  k.balancer.rebalanceDomains(k.rqs[0], "CPU_IDLE");
+  k.chargeNs = 0;
+  k.balancer.rebalanceDomains(k.rqs[26], "CPU_IDLE");
+  return { k, numa26: numa(26), passes: k.counters.balance["NUMA.CPU_IDLE"]?.passes ?? 0 };
+}
+
+test("before 6.19 a periodic pass of an SD_SERIALIZE level is skipped, not retried, while another CPU holds the flag", () => {
+  for (const era of ["4.8", "5.19", "6.6"] as Era[]) {
+    const held = twoRebalances(era);
+    assert.equal(held.k.counters.other.balance_serialize_busy, 1, era);
+    assert.equal(held.passes, 1, `${era}: only cpu 0 balanced the NUMA level`);
+    assert.equal(held.numa26.lastBalance, -1e9, `${era}: goto out keeps last_balance`);
+    const off = twoRebalances(era, [patch("no serialisation").feature("LB_SERIALIZE", false)]);
+    assert.equal(off.k.counters.other.balance_serialize_busy, undefined, era);
+    assert.equal(off.passes, 2, era);
+    assert.notEqual(off.numa26.lastBalance, -1e9, era);
   }
 });
 
