@@ -69,7 +69,7 @@ export interface OltpRtMixParams {
  * one server thread starting on each logical CPU (72 on the 72-CPU box, as a threaded-IRQ or
  * per-CPU I/O completion design has) at one priority, FIFO 50 (that of every threaded IRQ
  * handler), each waking 5000 times a second (360k completions/s in all, a flash-backed OLTP box
- * of 2015) for 20 us, 64 KB working sets (about 7% of the CPUs); 8 threads at FIFO 90 waking
+ * of 2015) for 20 us, 64 KB working sets (about 9% of the CPUs); 8 threads at FIFO 90 waking
  * 5000 times a second for 5 us, starting on CPUs 1, 3, ..., 15.
  */
 export const OLTP_RT_MIX_DEFAULTS = {
