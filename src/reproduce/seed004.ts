@@ -116,7 +116,7 @@ const NOTES =
   "3.19 era on the modelled 2 x 18-core Haswell-EP; the three variants are patch stacks on 3.19 (pre = 3.19 + rt-feasible-target-2015, the tree the mail measured). " +
   "The benchmark is undisclosed: workload.oltpRtMix with its default assumptions (docs/experiments/004.md), not fitted. " +
   "push_rq_locks_per_s counts the rq locks push_rt_task takes (double_lock_balance on the target) plus post_schedule_rt's own; ratios are per iteration, paired by seed. " +
-  "The model runs each CPU's kernel path as one step, so select_task_rq_rt's unlocked reads are never stale: the races the feasibility fix and the equal-priority patch address do not occur (see the docs page).";
+  "Unlocked reads (cpupri, highest_prio, rto_mask) are seen at the writer's clock, so they can be stale; the default servers share one priority (FIFO 50, that of every threaded IRQ handler). See the docs page.";
 
 defineReproduction({
   id: SEED004_ID,

@@ -5,11 +5,12 @@
 //
 //  - Transaction tasks (SCHED_OTHER) keep every CPU busy: `txPerCpu` per logical CPU, each
 //    looping over transactions of `txUs` CPU time; throughput = transactions completed per second.
-//  - Server threads (SCHED_FIFO) at `rtLevels` neighbouring priorities from `rtBasePriority`
-//    (threaded IRQ handlers run at FIFO 50 since v2.6.30, kernel/irq/manage.c setup_irq_thread;
-//    database log writers and lock managers are commonly run at one RT priority): `rtThreads` of
-//    them, dealt round-robin over the levels, each woken by a timer (an I/O completion arriving)
-//    at exponential intervals of mean 1/`rtWakeHz` and running an exponential burst of mean
+//  - Server threads (SCHED_FIFO) at `rtLevels` neighbouring priorities from `rtBasePriority`,
+//    by default one: every threaded IRQ handler runs at FIFO MAX_USER_RT_PRIO/2 = 50
+//    (kernel/irq/manage.c, v2.6.30 to 4.x), and Oracle puts the background processes it runs in
+//    the RT class at one priority (`_os_sched_high_priority`, 1 by default). `rtThreads` of them,
+//    dealt round-robin over the levels, each woken by a timer (an I/O completion arriving) at
+//    exponential intervals of mean 1/`rtWakeHz` and running an exponential burst of mean
 //    `rtBurstUs`.
 //  - A few short, more important threads (`hiThreads` at `hiPriority`, waking at `hiWakeHz` for
 //    `hiBurstUs`), which preempt the server threads and so make them pushable.
@@ -54,6 +55,8 @@ export interface OltpRtMixParams {
   hiWakeHz?: number;
   /** Their mean burst, usec. */
   hiBurstUs?: number;
+  /** The CPU the first high-priority thread starts on; thread i starts on (hiCpuStart + 2i) mod n. */
+  hiCpuStart?: number;
   /** Simulated seconds (default 2). */
   seconds?: number;
   /** Seconds at the start not measured (default 0.2). */
@@ -63,17 +66,18 @@ export interface OltpRtMixParams {
 /**
  * The default assumptions (each a choice, see docs/experiments/004.md): 2 transaction tasks per
  * CPU of 200 us each (a TPC-C-like new-order is a few hundred us of CPU) with 256 KB working sets;
- * one server thread per logical CPU (72 on the 72-CPU box, as a threaded-IRQ or per-CPU I/O
- * completion design has) at 3 priorities from FIFO 50, each waking 5000 times a second (360k
- * completions/s in all, a flash-backed OLTP box of 2015) for 20 us, 64 KB working sets (about 7%
- * of the CPUs); 8 threads at FIFO 90 waking 5000 times a second for 5 us.
+ * one server thread starting on each logical CPU (72 on the 72-CPU box, as a threaded-IRQ or
+ * per-CPU I/O completion design has) at one priority, FIFO 50 (that of every threaded IRQ
+ * handler), each waking 5000 times a second (360k completions/s in all, a flash-backed OLTP box
+ * of 2015) for 20 us, 64 KB working sets (about 9% of the CPUs); 8 threads at FIFO 90 waking
+ * 5000 times a second for 5 us, starting on CPUs 1, 3, ..., 15.
  */
 export const OLTP_RT_MIX_DEFAULTS = {
   txPerCpu: 2,
   txUs: 200,
   txWorkingSetKb: 256,
   rtThreads: 72,
-  rtLevels: 3,
+  rtLevels: 1,
   rtBasePriority: 50,
   rtWakeHz: 5000,
   rtBurstUs: 20,
@@ -82,6 +86,7 @@ export const OLTP_RT_MIX_DEFAULTS = {
   hiPriority: 90,
   hiWakeHz: 5000,
   hiBurstUs: 5,
+  hiCpuStart: 1,
   seconds: 2,
   warmupSeconds: 0.2,
 } as const;
@@ -162,6 +167,7 @@ export function oltpRtMix(params: OltpRtMixParams = {}): Workload {
     hiPriority: requireInt(where, "hiPriority", params.hiPriority ?? d.hiPriority, 1, 99),
     hiWakeHz: requireNumber(where, "hiWakeHz", params.hiWakeHz ?? d.hiWakeHz, 0, false),
     hiBurstUs: requireNumber(where, "hiBurstUs", params.hiBurstUs ?? d.hiBurstUs, 0, false),
+    hiCpuStart: requireInt(where, "hiCpuStart", params.hiCpuStart ?? d.hiCpuStart, 0, 4095),
     seconds: params.seconds ?? d.seconds,
     warmupSeconds: params.warmupSeconds ?? d.warmupSeconds,
   };
@@ -251,7 +257,7 @@ export function oltpRtMix(params: OltpRtMixParams = {}): Workload {
             role: "server",
             policy: "fifo",
             rtPriority: p.rtBasePriority + (i % p.rtLevels),
-            cpu: (i * 2) % n,
+            cpu: i % n,
             workingSetBytes: p.rtWorkingSetKb * 1024,
             program: (api) => server(api, p.rtWakeHz, p.rtBurstUs, true),
           });
@@ -261,7 +267,7 @@ export function oltpRtMix(params: OltpRtMixParams = {}): Workload {
             role: "high",
             policy: "fifo",
             rtPriority: p.hiPriority,
-            cpu: (i * 2 + 1) % n,
+            cpu: (p.hiCpuStart + i * 2) % n,
             workingSetBytes: 16 * 1024,
             program: (api) => server(api, p.hiWakeHz, p.hiBurstUs, false),
           });

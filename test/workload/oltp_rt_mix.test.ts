@@ -17,10 +17,14 @@ test("oltpRtMix: bad input names the field and what is accepted", () => {
     /rtBasePriority \+ rtLevels - 1 must be at most 98/,
   );
   assert.throws(
-    () => workload.oltpRtMix({ hiPriority: 51 }),
+    () => workload.oltpRtMix({ hiPriority: 51, rtLevels: 3 }),
     /hiPriority must be above every server level \(got 51, top server level 52\)/,
   );
   assert.throws(() => workload.oltpRtMix({ seconds: 0 }), /seconds must be a finite number > 0/);
+  assert.throws(
+    () => workload.oltpRtMix({ hiCpuStart: -1 }),
+    /hiCpuStart must be an integer from 0 to 4095/,
+  );
 });
 
 test("oltpRtMix: the defaults are recorded as the workload's parameters", () => {

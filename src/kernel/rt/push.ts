@@ -10,7 +10,7 @@
 import type { SchedCore } from "../core/api";
 import type { Rq } from "../sched";
 import type { ClassName, Task } from "../sched";
-import { TASK_ON_RQ_QUEUED } from "../sched";
+import { MAX_RT_PRIO, TASK_ON_RQ_QUEUED } from "../sched";
 import { bump } from "../counters";
 import { lockRq, rqLockBusy, unlockRq } from "../core/ttwu";
 import { CPUPRI_INVALID, MAX_PRIO } from "./cpupri";
@@ -110,6 +110,8 @@ export function pushRtTask(k: SchedCore, rq: Rq): boolean {
       next = task;
       continue;
     }
+    // A target with RT queued: next preempts a lower RT task there, which may be pushed on.
+    if (lowest.rt.highestPrio < MAX_RT_PRIO) other(k, "rt_push_onto_rt");
     k.moveQueuedTask(next, lowest.cpu, "rt_push");
     k.reschedCurr(lowest);
     unlockRq(k, lowest); // double_unlock_balance: held over the move and the resched IPI

@@ -156,6 +156,9 @@ export function selectTaskRqRtDefault(ctx: SelectTaskRqRtCtx): number {
     return prevCpu;
   }
   if (target !== prevCpu) bump(k.counters.wakePlacement, "rt_lowest");
+  // cpupri_find takes the lowest level first: the target has RT queued (p will preempt a lower RT
+  // task, which then becomes pushable there) only if no allowed CPU is at IDLE/NORMAL.
+  if (k.rqs[target].rt.highestPrio < MAX_RT_PRIO) bump(k.counters.other, "rt_select_onto_rt");
   return target;
 }
 

@@ -116,6 +116,38 @@ test("fork placement: a new RT task avoids a CPU whose RT curr is as important",
   assert.equal(g.cpu, 0, "more important than curr: stays and preempts");
 });
 
+test("select_task_rq_rt: a wakee lands on a lower RT task only when no CPU is free of RT (cpupri lowest level first)", () => {
+  for (const cpu3Rt of [false, true]) {
+    const k = kernel("3.19");
+    k.spawn({ comm: "a", program: hog, policy: "fifo", rtPriority: 50, cpu: 0, cpus: [0] });
+    // l1 may move (it becomes pushable when preempted); the others are pinned.
+    k.spawn({ comm: "l1", program: hog, policy: "fifo", rtPriority: 40, cpu: 1 });
+    k.spawn({ comm: "l2", program: hog, policy: "fifo", rtPriority: 40, cpu: 2, cpus: [2] });
+    if (cpu3Rt)
+      k.spawn({ comm: "l3", program: hog, policy: "fifo", rtPriority: 40, cpu: 3, cpus: [3] });
+    else k.spawn({ comm: "cfs", program: hog, cpu: 3, cpus: [3] });
+    k.runUntil(MS);
+    const f = k.spawn({ comm: "f", program: hog, policy: "fifo", rtPriority: 50 }); // parent cpu: 0
+    k.runUntil(2 * MS);
+    const onto = k.counters.other.rt_select_onto_rt ?? 0;
+    if (!cpu3Rt) {
+      assert.equal(f.cpu, 3, "the CPU running CFS, not a nearer one running rt 40");
+      assert.equal(onto, 0);
+    } else {
+      assert.equal(f.cpu, 1, "every CPU runs RT: the first rt 40 CPU of cpu0's domain");
+      assert.equal(k.rqs[1].curr, f, "it preempts the rt 40 task there");
+      assert.equal(onto, 1);
+      // the preempted rt 40 task is pushable there, but no CPU runs below it: it stays
+      assert.deepEqual(
+        k.rqs[1].rt.pushable.map((t) => t.comm),
+        ["l1"],
+      );
+      assert.equal(k.rqs[1].rt.overloaded, true);
+    }
+    checkRt(k);
+  }
+});
+
 test("find_lowest_rq: the first CPU of the nearest wake-affine domain (3.19), spread over it from 5.10 (6.19)", () => {
   for (const era of ["3.19", "6.19"] as const) {
     const k = kernel(era, "numa-2x12x2");
