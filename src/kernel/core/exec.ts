@@ -10,7 +10,7 @@ import { TASK_DEAD, TASK_INTERRUPTIBLE } from "../sched";
 import { tryToWakeUp } from "./ttwu";
 import { POLICIES } from "../prio";
 import { changeScheduling, customSlices } from "./setscheduler";
-import { eraAtLeast } from "../features";
+import { ERA_TRAITS } from "../features";
 import {
   OP_AFFINITY,
   OP_CALL,
@@ -110,7 +110,7 @@ export function completeSegment(p: Task): void {
 
 /** Whether a syscall that blocks pays its entry before __schedule (the v5.8+ ttwu eras). */
 function blockingSyscallCharged(k: SchedCore): boolean {
-  return eraAtLeast(k.era, "5.8");
+  return ERA_TRAITS[k.era].ttwuOnCpu;
 }
 
 function block(k: SchedCore, rq: Rq, p: Task): void {
