@@ -49,6 +49,12 @@ export interface EraTraits {
    * then rq->ttwu_pending). v2.6.29 idle_cpu() is only cpu_curr(cpu) == rq->idle.
    */
   readonly idleCpuChecksQueued: boolean;
+  /**
+   * try_to_wake_up's p->on_cpu handling and its split of the wakeup work between waker and
+   * target (v5.8+, c6e7bd7afaeb; core/ttwu.ts), and a blocking read's syscall entry before
+   * __schedule. A trait rather than eraAtLeast(era, "5.8"): the wakeup path asks it per call.
+   */
+  readonly ttwuOnCpu: boolean;
 }
 
 function traits(version: readonly [number, number], family: Family): EraTraits {
@@ -66,6 +72,7 @@ function traits(version: readonly [number, number], family: Family): EraTraits {
     pkgLevel: at(6, 7) ? "PKG" : "DIE",
     rescaleOnHotplug: version[0] > 2, // v2.6.33+: the one 2.6 era modelled is 2.6.29
     idleCpuChecksQueued: at(3, 2),
+    ttwuOnCpu: at(5, 8),
   };
 }
 

@@ -466,6 +466,11 @@ export class Rq {
   nrLoadUpdates = 0;
   cpuCapacity = 1024;
   cpuCapacityOrig = 1024;
+  /**
+   * Work per ns of a segment running here now (exec.ts cpuSpeed: arch capacity / 1024, times
+   * smtSiblingSpeed while an SMT sibling runs); kept by setCurr when a sibling's curr changes.
+   */
+  speed = 1;
   /** rq->misfit_task_load (4.20+, asymmetric capacities): see fair/misfit.ts. */
   misfitTaskLoad = 0;
   // cache pressure: bytes of working sets dispatched on this CPU (drives eviction of others)

@@ -31,7 +31,7 @@ import type { DomainTree } from "../topology/sched_domain";
 import { buildSchedDomains } from "../topology/topology";
 import "../topology/hooks";
 import { type MigrationReason, TraceBuffer } from "../trace";
-import { continueTask, cpuSpeed, setCurr, smtSiblingsOf, startSegment, stopSegment } from "./exec";
+import { continueTask, setCurr, smtSiblingsOf, startSegment, stopSegment } from "./exec";
 import { lockRq, unlockRq } from "./ttwu";
 import { closeIdle, flushAccounting, idleWork } from "./cputime";
 import { spawnKernelThread, spawnTask } from "./fork";
@@ -117,8 +117,7 @@ export class Kernel implements SchedCore {
   readonly balancer: FairBalancer;
   private nextPid = 1;
   private readonly idleStates;
-  /** Each CPU's SMT siblings whose speed it changes (exec.ts smtSiblingsOf). */
-  private readonly smtSiblings: number[][];
+  private readonly smtSiblings: number[][]; // those whose speed a CPU changes (smtSiblingsOf)
   private readonly baseSpeed: Float64Array; // arch capacity / 1024 per CPU, resolved once
   private readonly callbacksLocked: boolean; // __schedule's era test, resolved once
   /** The core.ttwu_queue_cond hook in force, looked up once (hooks are fixed per kernel). @internal */
@@ -155,6 +154,7 @@ export class Kernel implements SchedCore {
     this.idleStates = cfg.machine.idleStates;
     this.smtSiblings = smtSiblingsOf(cfg.machine);
     this.baseSpeed = Float64Array.from(cfg.machine.cpus, (c) => c.capacity / 1024);
+    for (const rq of this.rqs) rq.speed = this.baseSpeed[rq.cpu]; // every CPU idle
     this.domains = this.buildDomains();
     this.cfsTiming = cfsTiming(this);
     this.tickNs = Math.round(1e9 / this.tunables.hz);
@@ -237,9 +237,9 @@ export class Kernel implements SchedCore {
     return w;
   }
 
-  /** Work per ns relative to a lone thread of capacity 1024 (exec.ts cpuSpeed: SMT siblings). */
+  /** Work per ns relative to a lone thread of capacity 1024 (rq.speed, kept by setCurr). */
   speed(cpu: number): number {
-    return cpuSpeed(this, this.baseSpeed[cpu], this.smtSiblings[cpu]);
+    return this.rqs[cpu].speed;
   }
 
   // ---------------------------------------------------------------- class dispatch
@@ -449,7 +449,7 @@ export class Kernel implements SchedCore {
       this.chargeNs += closeIdle(this, rq);
       rq.idleStateIdx = -1;
     }
-    setCurr(this, rq, next, this.smtSiblings[rq.cpu]); // re-times the SMT siblings
+    setCurr(this, rq, next, this.smtSiblings, this.baseSpeed); // re-times the SMT siblings
     if (this.trace) {
       this.trace.push({
         type: "sched_switch",

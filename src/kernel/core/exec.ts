@@ -10,7 +10,7 @@ import { TASK_DEAD, TASK_INTERRUPTIBLE } from "../sched";
 import { tryToWakeUp } from "./ttwu";
 import { POLICIES } from "../prio";
 import { changeScheduling, customSlices } from "./setscheduler";
-import { eraAtLeast } from "../features";
+import { ERA_TRAITS } from "../features";
 import {
   OP_AFFINITY,
   OP_CALL,
@@ -35,7 +35,7 @@ const MAX_INSTANT_OPS = 100_000;
 export function startSegment(k: SchedCore, rq: Rq, p: Task): void {
   p.segStartedAt = k.now;
   rq.runGen++;
-  const t = p.segOverheadNs + p.segWorkNs / k.speed(rq.cpu);
+  const t = p.segOverheadNs + p.segWorkNs / rq.speed;
   // One pending completion per CPU, keyed by CPU: a new segment replaces the old one's event.
   if (t === Infinity)
     k.eq.clearKeyed(rq.cpu); // runs until preempted: no completion event
@@ -52,7 +52,7 @@ export function stopSegment(k: SchedCore, rq: Rq, p: Task): void {
   p.segOverheadNs -= o;
   const rest = elapsed - o;
   if (rest <= 0) return;
-  const w = Math.min(rest * k.speed(rq.cpu), p.segWorkNs);
+  const w = Math.min(rest * rq.speed, p.segWorkNs);
   p.segWorkNs -= w;
   p.stats.workDoneNs += w;
 }
@@ -81,14 +81,23 @@ export function cpuSpeed(k: SchedCore, base: number, siblings: number[]): number
  * rq->curr = next. A CPU entering or leaving idle changes the speed of its SMT siblings
  * (costs.smtSiblingSpeed): their running segments are stopped before the change (progress at
  * the old speed) and started again after it (the rest at the new speed), so work stays exact.
+ * `smtSiblings` and `baseSpeed` are per CPU (smtSiblingsOf, arch capacity / 1024).
  */
-export function setCurr(k: SchedCore, rq: Rq, next: Task | null, siblings: number[]): void {
+export function setCurr(
+  k: SchedCore,
+  rq: Rq,
+  next: Task | null,
+  smtSiblings: number[][],
+  baseSpeed: Float64Array,
+): void {
+  const siblings = smtSiblings[rq.cpu];
   if (siblings.length === 0 || (rq.curr === null) === (next === null)) {
     rq.curr = next;
     return;
   }
   for (const c of siblings) if (k.rqs[c].curr) stopSegment(k, k.rqs[c], k.rqs[c].curr!);
   rq.curr = next;
+  for (const c of siblings) k.rqs[c].speed = cpuSpeed(k, baseSpeed[c], smtSiblings[c]);
   for (const c of siblings) if (k.rqs[c].curr) startSegment(k, k.rqs[c], k.rqs[c].curr!);
 }
 
@@ -101,7 +110,7 @@ export function completeSegment(p: Task): void {
 
 /** Whether a syscall that blocks pays its entry before __schedule (the v5.8+ ttwu eras). */
 function blockingSyscallCharged(k: SchedCore): boolean {
-  return eraAtLeast(k.era, "5.8");
+  return ERA_TRAITS[k.era].ttwuOnCpu;
 }
 
 function block(k: SchedCore, rq: Rq, p: Task): void {

@@ -44,9 +44,9 @@ export function checkInvariants(k: SchedCore): void {
   for (const p of k.tasks) {
     if (p.state === TASK_DEAD) continue;
     const queued = p.onRq !== 0;
-    const waking = k.rqs.some((rq) => rq.wakeList.includes(p));
     const blocked = p.state === TASK_INTERRUPTIBLE;
-    if (!queued && !waking && !blocked)
+    // on some wakelist (searched only for a task neither queued nor sleeping: tasks x CPUs)
+    if (!queued && !blocked && !k.rqs.some((rq) => rq.wakeList.includes(p)))
       throw new Error(
         `invariant: ${p.comm}/${p.pid} is lost (not queued, not waking, not sleeping)`,
       );

@@ -20,7 +20,7 @@ import { bump, rqLockStat } from "../counters";
 import { EV_WAKE_ARRIVE } from "../sched";
 import { exitLatencyNs } from "./idle";
 import { defineHook } from "../hooks";
-import { type Era, eraAtLeast } from "../features";
+import { type Era, ERA_TRAITS, eraAtLeast } from "../features";
 
 /** Context of ttwu_queue_cond: wakelist or direct activation for a wakeup on `cpu`. */
 export interface TtwuQueueCondCtx {
@@ -150,7 +150,7 @@ export function selectFallbackRq(k: SchedCore, p: Task, cpu: number): number {
  * 5.19 core.c). Earlier eras keep the model's older, simpler path (their ledgers unchanged).
  */
 function onCpuEra(k: SchedCore): boolean {
-  return eraAtLeast(k.era, "5.8");
+  return ERA_TRAITS[k.era].ttwuOnCpu;
 }
 
 /**

@@ -30,8 +30,10 @@ export function archScaleCpuCapacity(k: SchedCore, cpu: number): number {
 
 /** The 4.1-5.0 scale_cpu of accumulate_sum: the arch capacity, 1024 in other eras. */
 export function peltScaleCpu(k: SchedCore, rq: Rq): number {
-  if (!eraAtLeast(k.era, "4.1") || eraAtLeast(k.era, "5.1")) return 1024;
-  return archScaleCpuCapacity(k, rq.cpu);
+  // a CPU of capacity 1024 scales by 1024 in every era: no era test on symmetric machines
+  const cap = archScaleCpuCapacity(k, rq.cpu);
+  if (cap === 1024 || !eraAtLeast(k.era, "4.1") || eraAtLeast(k.era, "5.1")) return 1024;
+  return cap;
 }
 
 interface ClockPelt {

@@ -70,8 +70,10 @@ export function asymCpuCapacityClassify(
   span: readonly number[],
   online: boolean[],
 ): number {
-  const caps = new Set(machine.cpus.map((c) => c.capacity));
-  if (caps.size < 2) return 0;
+  // Symmetric: no capacity list. Tested without building the set, as every domain asks.
+  const cpus = machine.cpus;
+  if (cpus.every((c) => c.capacity === cpus[0].capacity)) return 0;
+  const caps = new Set(cpus.map((c) => c.capacity));
   const inSpan = new Set(span.map((c) => machine.cpus[c].capacity));
   const inMap = new Set(machine.cpus.filter((c) => online[c.id]).map((c) => c.capacity));
   let count = 0;

@@ -247,17 +247,37 @@ export function clusterMask(machine: Machine): (cpu: number) => number[] {
 
 export function topologyLevels(machine: Machine, era: Era): TopologyLevel[] {
   const cpus = machine.cpus;
-  const by = (key: "core" | "llc" | "node") => (cpu: number) =>
-    cpus.filter((c) => c[key] === cpus[cpu][key]).map((c) => c.id);
+  // Each mask once per core / LLC / node (and per node and distance below), not once per CPU:
+  // at 1024 CPUs a walk over every CPU for each CPU and level is most of the domain build.
+  // Callers only read the masks.
+  const by = (key: "core" | "llc" | "node") => {
+    const memo = new Map<number, number[]>();
+    return (cpu: number) => {
+      const v = cpus[cpu][key];
+      let m = memo.get(v);
+      if (!m) {
+        m = cpus.filter((c) => c[key] === v).map((c) => c.id);
+        memo.set(v, m);
+      }
+      return m;
+    };
+  };
   const smt = by("core"); // cpu_smt_mask / cpu_sibling_map
   const llc = by("llc"); // cpu_coregroup_mask = llc_shared_map (no power-savings policy)
   const node = by("node"); // cpu_cpu_mask = cpumask_of_node
   const dist = machine.nodeDistance;
   const nodesWithCpus = [...new Set(cpus.map((c) => c.node))].sort((a, b) => a - b);
+  const within = new Map<string, number[]>();
   const nodesWithin = (cpu: number, d: number) => {
     const home = cpus[cpu].node;
-    const ok = new Set(nodesWithCpus.filter((k) => dist[home][k] <= d));
-    return cpus.filter((c) => ok.has(c.node)).map((c) => c.id);
+    const key = `${home}/${d}`;
+    let m = within.get(key);
+    if (!m) {
+      const ok = new Set(nodesWithCpus.filter((k) => dist[home][k] <= d));
+      m = cpus.filter((c) => ok.has(c.node)).map((c) => c.id);
+      within.set(key, m);
+    }
+    return m;
   };
 
   if (ERA_TRAITS[era].family === "2.6") {
