@@ -381,6 +381,12 @@ export class RtRq {
   readonly pushable: Task[] = [];
 }
 
+/** The running context's clock as idle_cpu() reads it: the event instant plus the work charged. */
+export interface RqClock {
+  readonly now: number;
+  readonly chargeNs: number;
+}
+
 /** struct rq: one per CPU. */
 export class Rq {
   readonly cfs = new CfsRq();
@@ -480,7 +486,19 @@ export class Rq {
   /** Rq lock modelled as the time it becomes free. */
   lockFreeAt = 0;
 
-  constructor(readonly cpu: number) {}
+  /**
+   * When rq->curr became the idle task. __schedule sets rq->curr = next only after
+   * pick_next_task, whose newidle balance runs with the blocking task still current; the model
+   * clears curr at the event's instant, so idle_cpu() also asks whether the kernel's clock has
+   * passed this instant (core/idle_cpu.ts).
+   */
+  currIdleAt = 0;
+
+  /** `clock`: the kernel whose running context's time (now + chargeNs) idle_cpu() reads. */
+  constructor(
+    readonly cpu: number,
+    private readonly clock: RqClock | null = null,
+  ) {}
 
   /** Shares `flags` (one byte per CPU) with this rq and writes its current idle state there. */
   attachIdleFlags(flags: Uint8Array): void {
@@ -497,11 +515,13 @@ export class Rq {
   idleCpuChecksQueued = true;
 
   /**
-   * idle_cpu(): the idle task runs and (v3.2+) nothing is queued or pending on the wakelist
+   * idle_cpu(): the idle task runs (from currIdleAt on, by the attached clock) and (v3.2+)
+   * nothing is queued or pending on the wakelist
    * (wake_list until v5.8, then ttwu_pending). v2.6.29 compares cpu_curr with the idle task only.
    */
   isIdle(): boolean {
     if (this.curr !== null) return false;
+    if (this.clock !== null && this.clock.now + this.clock.chargeNs < this.currIdleAt) return false;
     return !this.idleCpuChecksQueued || (this.nrRunning === 0 && this.ttwuPending === 0);
   }
 }

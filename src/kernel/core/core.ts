@@ -136,7 +136,7 @@ export class Kernel implements SchedCore {
     this.trace = cfg.trace ? new TraceBuffer(cfg.traceLimit) : null;
     const n = cfg.machine.cpus.length;
     const online = cfg.online ?? cfg.machine.online;
-    this.rqs = Array.from({ length: n }, (_, i) => new Rq(i));
+    this.rqs = Array.from({ length: n }, (_, i) => new Rq(i, this));
     this.rqLockHolder = new Int32Array(n).fill(-1);
     this.overheadNs = new Float64Array(n);
     for (let i = 0; i < n; i++) {

@@ -8,6 +8,7 @@ import type { Task } from "../sched";
 import type { Machine } from "../../machine/types";
 import { TASK_DEAD, TASK_INTERRUPTIBLE } from "../sched";
 import { tryToWakeUp } from "./ttwu";
+import { currBecomesIdle } from "./idle_cpu";
 import { POLICIES } from "../prio";
 import { changeScheduling, customSlices } from "./setscheduler";
 import { eraAtLeast } from "../features";
@@ -83,6 +84,7 @@ export function cpuSpeed(k: SchedCore, base: number, siblings: number[]): number
  * the old speed) and started again after it (the rest at the new speed), so work stays exact.
  */
 export function setCurr(k: SchedCore, rq: Rq, next: Task | null, siblings: number[]): void {
+  if (next === null && rq.curr !== null) currBecomesIdle(k, rq); // from this context's clock
   if (siblings.length === 0 || (rq.curr === null) === (next === null)) {
     rq.curr = next;
     return;
