@@ -382,10 +382,7 @@ export class RtRq {
 }
 
 /** The running context's clock as idle_cpu() reads it: the event instant plus the work charged. */
-export interface RqClock {
-  readonly now: number;
-  readonly chargeNs: number;
-}
+export type RqClock = { readonly now: number; readonly chargeNs: number };
 
 /** struct rq: one per CPU. */
 export class Rq {
@@ -453,7 +450,12 @@ export class Rq {
   avgIdleNs = 1_000_000;
   /** rq->avg_idle, used by the newly-idle balance gate. */
   avgIdle = 0;
+  /** rq->idle_stamp: rq_clock at the top of the __schedule that went idle (core/avg_idle.ts). */
   idleStamp = 0;
+  /** rq_clock as the last __schedule's update_rq_clock took it (core/avg_idle.ts). */
+  clockAtSchedule = 0;
+  /** rq->max_idle_balance_cost (v3.13+) where above its floor, the sysctl (0: at the floor). */
+  maxIdleBalanceCost = 0;
   /**
    * When this CPU's last context switch completes (finish_task_switch): the switched-out task's
    * p->on_cpu is set until then (Task.onCpuUntil). Read by ttwu from v5.8.
@@ -486,14 +488,8 @@ export class Rq {
   /** Rq lock modelled as the time it becomes free. */
   lockFreeAt = 0;
 
-  /**
-   * When rq->curr became the idle task. __schedule sets rq->curr = next only after
-   * pick_next_task, whose newidle balance runs with the blocking task still current; the model
-   * clears curr at the event's instant, so idle_cpu() also asks whether the kernel's clock has
-   * passed this instant (core/idle_cpu.ts).
-   */
+  /** When rq->curr became the idle task in the kernel: after __schedule's pick (core/idle_cpu.ts). */
   currIdleAt = 0;
-
   /** `clock`: the kernel whose running context's time (now + chargeNs) idle_cpu() reads. */
   constructor(
     readonly cpu: number,
@@ -515,9 +511,8 @@ export class Rq {
   idleCpuChecksQueued = true;
 
   /**
-   * idle_cpu(): the idle task runs (from currIdleAt on, by the attached clock) and (v3.2+)
-   * nothing is queued or pending on the wakelist
-   * (wake_list until v5.8, then ttwu_pending). v2.6.29 compares cpu_curr with the idle task only.
+   * idle_cpu(): the idle task runs (from currIdleAt) and (v3.2+) nothing is queued or pending on
+   * the wakelist (wake_list until v5.8, then ttwu_pending). v2.6.29 tests cpu_curr only.
    */
   isIdle(): boolean {
     if (this.curr !== null) return false;

@@ -32,7 +32,8 @@ import { buildSchedDomains } from "../topology/topology";
 import "../topology/hooks";
 import { type MigrationReason, TraceBuffer } from "../trace";
 import { continueTask, cpuSpeed, setCurr, smtSiblingsOf, startSegment, stopSegment } from "./exec";
-import { lockRq, unlockRq } from "./ttwu";
+import { unlockRq } from "./ttwu";
+import { scheduleTop } from "./avg_idle";
 import { closeIdle, flushAccounting, idleWork } from "./cputime";
 import { spawnKernelThread, spawnTask } from "./fork";
 import { checkInvariants } from "./invariants";
@@ -394,9 +395,7 @@ export class Kernel implements SchedCore {
     const prevCpu = this.thisCpu;
     this.thisCpu = rq.cpu;
     const prev = rq.curr;
-    // rq_lock + update_rq_clock at the top of __schedule (v2.6.29 .. v6.19), held to the switch;
-    // idle_balance drops it after 2.6.29, not modelled (newidle charges only its own locks).
-    lockRq(this, rq, rq.cpu, "schedule");
+    scheduleTop(this, rq); // rq_lock, update_rq_clock (avg_idle.ts)
     let blocked = false;
     if (prev) {
       stopSegment(this, rq, prev);
@@ -479,7 +478,7 @@ export class Kernel implements SchedCore {
       if (!prev) startTick(this, rq);
     } else {
       rq.idleSince = now;
-      rq.idleStamp = now;
+      rq.idleStamp = rq.clockAtSchedule; // newidle_balance: rq_clock at the top of __schedule
       rq.idleStateIdx = selectIdleState(this.idleStates, rq);
       stopTick(rq);
     }
