@@ -381,6 +381,9 @@ export class RtRq {
   readonly pushable: Task[] = [];
 }
 
+/** The running context's clock as idle_cpu() reads it: the event instant plus the work charged. */
+export type RqClock = { readonly now: number; readonly chargeNs: number };
+
 /** struct rq: one per CPU. */
 export class Rq {
   readonly cfs = new CfsRq();
@@ -447,7 +450,12 @@ export class Rq {
   avgIdleNs = 1_000_000;
   /** rq->avg_idle, used by the newly-idle balance gate. */
   avgIdle = 0;
+  /** rq->idle_stamp: rq_clock at the top of the __schedule that went idle (core/avg_idle.ts). */
   idleStamp = 0;
+  /** rq_clock as the last __schedule's update_rq_clock took it (core/avg_idle.ts). */
+  clockAtSchedule = 0;
+  /** rq->max_idle_balance_cost (v3.13+) where above its floor, the sysctl (0: at the floor). */
+  maxIdleBalanceCost = 0;
   /**
    * When this CPU's last context switch completes (finish_task_switch): the switched-out task's
    * p->on_cpu is set until then (Task.onCpuUntil). Read by ttwu from v5.8.
@@ -484,8 +492,13 @@ export class Rq {
   ipisReceived = 0;
   /** Rq lock modelled as the time it becomes free. */
   lockFreeAt = 0;
-
-  constructor(readonly cpu: number) {}
+  /** When rq->curr became the idle task in the kernel: after __schedule's pick (core/idle_cpu.ts). */
+  currIdleAt = 0;
+  /** `clock`: the kernel whose running context's time (now + chargeNs) idle_cpu() reads. */
+  constructor(
+    readonly cpu: number,
+    private readonly clock: RqClock | null = null,
+  ) {}
 
   /** Shares `flags` (one byte per CPU) with this rq and writes its current idle state there. */
   attachIdleFlags(flags: Uint8Array): void {
@@ -501,12 +514,11 @@ export class Rq {
   /** idle_cpu() also checks nr_running and the wakelist (v3.2+); the kernel sets it per era. */
   idleCpuChecksQueued = true;
 
-  /**
-   * idle_cpu(): the idle task runs and (v3.2+) nothing is queued or pending on the wakelist
-   * (wake_list until v5.8, then ttwu_pending). v2.6.29 compares cpu_curr with the idle task only.
-   */
+  /** idle_cpu(): the idle task runs (from currIdleAt) and (v3.2+) nothing is queued or pending
+   * on the wakelist (wake_list until v5.8, then ttwu_pending); v2.6.29 tests cpu_curr only. */
   isIdle(): boolean {
     if (this.curr !== null) return false;
+    if (this.clock !== null && this.clock.now + this.clock.chargeNs < this.currIdleAt) return false;
     return !this.idleCpuChecksQueued || (this.nrRunning === 0 && this.ttwuPending === 0);
   }
 }

@@ -33,6 +33,7 @@ import "../topology/hooks";
 import { type MigrationReason, TraceBuffer } from "../trace";
 import { continueTask, setCurr, smtSiblingsOf, startSegment, stopSegment } from "./exec";
 import { lockRq, unlockRq } from "./ttwu";
+import { scheduleClock } from "./avg_idle";
 import { closeIdle, flushAccounting, idleWork } from "./cputime";
 import { spawnKernelThread, spawnTask } from "./fork";
 import { checkInvariants } from "./invariants";
@@ -135,7 +136,7 @@ export class Kernel implements SchedCore {
     this.trace = cfg.trace ? new TraceBuffer(cfg.traceLimit) : null;
     const n = cfg.machine.cpus.length;
     const online = cfg.online ?? cfg.machine.online;
-    this.rqs = Array.from({ length: n }, (_, i) => new Rq(i));
+    this.rqs = Array.from({ length: n }, (_, i) => new Rq(i, this));
     this.rqLockHolder = new Int32Array(n).fill(-1);
     this.overheadNs = new Float64Array(n);
     for (let i = 0; i < n; i++) {
@@ -394,9 +395,8 @@ export class Kernel implements SchedCore {
     const prevCpu = this.thisCpu;
     this.thisCpu = rq.cpu;
     const prev = rq.curr;
-    // rq_lock + update_rq_clock at the top of __schedule (v2.6.29 .. v6.19), held to the switch;
-    // idle_balance drops it after 2.6.29, not modelled (newidle charges only its own locks).
-    lockRq(this, rq, rq.cpu, "schedule");
+    lockRq(this, rq, rq.cpu, "schedule"); // rq_lock
+    scheduleClock(this, rq); // update_rq_clock (avg_idle.ts)
     let blocked = false;
     if (prev) {
       stopSegment(this, rq, prev);
@@ -479,7 +479,7 @@ export class Kernel implements SchedCore {
       if (!prev) startTick(this, rq);
     } else {
       rq.idleSince = now;
-      rq.idleStamp = now;
+      rq.idleStamp = rq.clockAtSchedule; // newidle_balance: rq_clock at the top of __schedule
       rq.idleStateIdx = selectIdleState(this.idleStates, rq);
       stopTick(rq);
     }

@@ -8,6 +8,7 @@ import type { Task } from "../sched";
 import type { Machine } from "../../machine/types";
 import { TASK_DEAD, TASK_INTERRUPTIBLE } from "../sched";
 import { tryToWakeUp } from "./ttwu";
+import { currBecomesIdle } from "./idle_cpu";
 import { POLICIES } from "../prio";
 import { changeScheduling, customSlices } from "./setscheduler";
 import { ERA_TRAITS } from "../features";
@@ -91,6 +92,7 @@ export function setCurr(
   baseSpeed: Float64Array,
 ): void {
   const siblings = smtSiblings[rq.cpu];
+  if (next === null && rq.curr !== null) currBecomesIdle(k, rq); // from this context's clock
   if (siblings.length === 0 || (rq.curr === null) === (next === null)) {
     rq.curr = next;
     return;

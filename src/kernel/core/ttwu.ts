@@ -19,6 +19,7 @@ import {
 import { bump, rqLockStat } from "../counters";
 import { EV_WAKE_ARRIVE } from "../sched";
 import { exitLatencyNs } from "./idle";
+import { ttwuAvgIdle } from "./avg_idle";
 import { defineHook } from "../hooks";
 import { type Era, ERA_TRAITS, eraAtLeast } from "../features";
 
@@ -373,18 +374,7 @@ export function schedTtwuPending(k: SchedCore, rq: Rq): void {
 
 /** ttwu_do_activate: enqueue a woken task and see whether it preempts. */
 export function ttwuDoActivate(k: SchedCore, rq: Rq, p: Task, flags: number): void {
-  if (rq.idleStamp > 0 && rq.curr === null) {
-    // ttwu_do_wakeup (v3.12+): update_avg(&rq->avg_idle, delta), then cap at
-    // 2 * max_idle_balance_cost (here its initial value, sysctl_sched_migration_cost); v5.13-v6.5
-    // also restart the SIS_PROP budget: wake_stamp = jiffies, wake_avg_idle = avg_idle / 2.
-    const delta = k.now - rq.idleStamp;
-    const max = 2 * k.tunables.sched_migration_cost_ns;
-    rq.avgIdle += (delta - rq.avgIdle) / 8;
-    if (rq.avgIdle > max) rq.avgIdle = max;
-    rq.wakeStamp = Math.floor(k.now / k.tickNs);
-    rq.wakeAvgIdle = Math.floor(rq.avgIdle / 2);
-    rq.idleStamp = 0;
-  }
+  ttwuAvgIdle(k, rq); // ttwu_do_wakeup's avg_idle sample (avg_idle.ts)
   p.stats.sleepNs += k.now - p.lastStateChange;
   if (onCpuEra(k)) k.chargeNs += activateShareNs(k);
   k.activateTask(rq, p, flags);

@@ -104,14 +104,17 @@ export class FairBalancer {
     let nextBalance = k.now + 60 * this.hz * jiffy;
     let continueBalancing = true;
     let needDecay = false;
+    let maxCost = 0;
     const jiffies = jiffiesAt(k.now, this.hz);
     for (const sd of k.domains.domains[cpu]) {
       // Decay max_newidle_lb_cost here, a regular visit to every domain (v3.11+).
-      if (ERA_TRAITS[k.era].family !== "2.6")
+      if (ERA_TRAITS[k.era].family !== "2.6") {
         needDecay =
           (k.features.LB_NEWIDLE_COST
             ? this.newidleCost.update(sd, 0, jiffies)
             : this.newidleCost.decayPeriodic(sd, jiffies)) || needDecay;
+        maxCost += sd.maxNewidleLbCost;
+      }
       if (!(sd.flags & SD_LOAD_BALANCE)) continue;
       // Another CPU of our group balances this level: stop (but keep decaying).
       if (!continueBalancing) {
@@ -148,6 +151,9 @@ export class FairBalancer {
       const due = sd.lastBalance + interval * jiffy;
       if (due < nextBalance) nextBalance = due;
     }
+    // "keep it at a reasonable floor to avoid funnies with rq->avg_idle" (v3.13+): the floor,
+    // sysctl_sched_migration_cost, is applied where the cap is read (core/avg_idle.ts).
+    if (needDecay) rq.maxIdleBalanceCost = maxCost;
     rq.nextBalance = nextBalance;
   }
 
@@ -376,6 +382,8 @@ export class FairBalancer {
       if (due < nextBalance) nextBalance = due;
       if (res.ldMoved !== 0 || rq.nrRunning > 0) break; // pulled_task (2.6.29: -1 too)
     }
+    // rq->max_idle_balance_cost follows the longest newidle balance (v3.13+).
+    if (modern && currCost > rq.maxIdleBalanceCost) rq.maxIdleBalanceCost = currCost;
     if (rq.nrRunning === 0 && nextBalance > rq.nextBalance) return;
     rq.nextBalance = Math.min(rq.nextBalance, nextBalance);
   }

@@ -29,7 +29,9 @@ import {
   targetLoad,
   updateCpuLoad2629,
 } from "../../../src/kernel/fair/cpu_load";
-import { NOW, domain, env, group, hogs, rq, task } from "./lb_fixtures";
+import { BASE_FLAGS, NOW, domain, env, group, hogs, rq, task } from "./lb_fixtures";
+import { SD_SHARE_CPUCAPACITY } from "../../../src/kernel/topology/sched_domain";
+import type { Era } from "../../../src/kernel/features";
 
 const pair = (cpu: number) =>
   domain({
@@ -150,6 +152,30 @@ test("can_migrate_task: affinity, running, cache-hot until nr_balance_failed > c
     rqs: [rq(0, []), rq(1, []), rq(2, hogs(2)), rq(3, [])],
   });
   assert.equal(canMigrateTask({ env: old, task: buddy }), false);
+});
+
+test("task_hot: a cache-hot task may cross an SMT domain from v5.10 (ec73240b1627), not before", () => {
+  // CPUs 0 and 1 are SMT siblings; the hot task ran 100 us ago on CPU 1 (migration_cost 0.5 ms).
+  const smt = domain({
+    level: "SMT",
+    cpu: 0,
+    groups: [group([0]), group([1])],
+    flags: BASE_FLAGS | SD_SHARE_CPUCAPACITY,
+  });
+  const hot = task({ execStart: NOW - 100_000 });
+  for (const [era, movable] of [
+    ["5.6", false],
+    ["5.10", true],
+    ["5.19", true],
+    ["6.19", true],
+  ] as [Era, boolean][]) {
+    const mk = (sd: typeof smt) =>
+      env({ era, sd, dstCpu: 0, idle: "CPU_IDLE", rqs: [rq(0, []), rq(1, hogs(2))] });
+    assert.equal(canMigrateTask({ env: mk(smt), task: hot }), movable, era);
+    // The same pair under an MC domain keeps the hotness test in every era.
+    const mc = domain({ level: "MC", cpu: 0, groups: [group([0]), group([1])] });
+    assert.equal(canMigrateTask({ env: mk(mc), task: hot }), false, era);
+  }
 });
 
 test("detach_tasks: idle dst leaves the last task, load/2 > imbalance skips, breaks every 32", () => {

@@ -17,15 +17,20 @@ import {
   type TaskHotCtx,
 } from "./types";
 import { family, lbHook, taskAllowedOn } from "./common";
+import { SD_SHARE_CPUCAPACITY } from "../../topology/sched_domain";
 
 /**
- * task_hot: buddies are hot (CACHE_HOT_BUDDY; 4.x+ only when the destination is busy), a task
- * that ran less than sysctl_sched_migration_cost ago is hot (-1: always, 0: never).
+ * task_hot: never within an SMT domain (v5.10+), buddies are hot (CACHE_HOT_BUDDY; 4.x+ only when
+ * the destination is busy), a task that ran less than sysctl_sched_migration_cost ago is hot
+ * (-1: always, 0: never).
  */
 export function taskHot(ctx: TaskHotCtx): boolean {
   const { env, task } = ctx;
   const fam = family(env);
   if (fam !== "2.6" && task.idlePolicy) return false;
+  // "SMT siblings share cache": Josh Don, "sched/fair: Ignore cache hotness for SMT migration"
+  // (ec73240b1627, v5.10), right after the idle-policy test.
+  if (env.sd.flags & SD_SHARE_CPUCAPACITY && eraAtLeast(env.era, "5.10")) return false;
   if (
     env.features.CACHE_HOT_BUDDY &&
     task.isBuddy &&

@@ -14,6 +14,7 @@ import type { DomainTree } from "../../topology/sched_domain";
 import { SHARE_LEVELS } from "../../../machine/types";
 import { bump } from "../../counters";
 import type { HookTypes } from "../../hooks";
+import { currIsIdleTask } from "../../core/idle_cpu";
 
 // Wake flags as ttwu.ts defines them (duplicated to keep this module free of an import cycle).
 
@@ -102,8 +103,10 @@ export function currentOn(k: SchedCore, cpu: number): Task | null {
  */
 export function idleCpu(k: SchedCore, cpu: number): boolean {
   const rq = k.rqs[cpu];
-  if (ERA_TRAITS[k.era].family === "2.6") return rq.curr === null;
-  return rq.curr === null && rq.nrRunning === 0 && rq.ttwuPending === 0;
+  // rq->curr is the idle task only once __schedule's pick is done (core/idle_cpu.ts).
+  if (rq.curr !== null || !currIsIdleTask(k, cpu)) return false;
+  if (ERA_TRAITS[k.era].family === "2.6") return true;
+  return rq.nrRunning === 0 && rq.ttwuPending === 0;
 }
 
 /** sched_idle_cpu (5.4+): the rq runs only SCHED_IDLE tasks. */
@@ -125,7 +128,7 @@ export function selectIdleCore(
   let idle = true;
   for (let i = 0; i < m.length; i++) {
     const c = m[i];
-    if (idleB[c] === 0) {
+    if (idleB[c] === 0 || !currIsIdleTask(k, c)) {
       idle = false;
       if (st.idleCpuSeen === -1) {
         if (schedIdle && schedIdleCpu(k.rqs[c]) && allowed[c]) {

@@ -23,6 +23,7 @@ import { fitsCapacity, taskUtilEst } from "./capacity";
 import { rqLoadWeight2629, sourceLoad, targetLoad } from "../cpu_load";
 import { sgDivCpuPower } from "../lb/v2629";
 import { adjustNumaImbalance } from "../lb/v5x";
+import { currIsIdleTask } from "../../core/idle_cpu";
 import {
   idleCpu,
   intersectsAllowed,
@@ -300,8 +301,9 @@ function updateSgWakeupStats(k: SchedCore, sd: SchedDomain, group: SchedGroup, p
     s.sumHNrRunning += rq.cfs.hNrRunning - local;
     const nr = rq.nrRunning - local;
     s.sumNrRunning += nr;
-    // idle_cpu_without(i, p)
-    if (!nr && (rq.curr === null || rq.curr === p) && rq.ttwuPending === 0) s.idleCpus++;
+    // idle_cpu_without(i, p); a CPU still in __schedule before its pick has its old curr
+    const idleCurr = rq.curr === null ? currIsIdleTask(k, i) : rq.curr === p;
+    if (!nr && idleCurr && rq.ttwuPending === 0) s.idleCpus++;
   }
   s.groupType = groupClassifyWakeup(sd.imbalancePct, group, s, late);
   // 5.6 computes avg_load for `group_type < group_fully_busy` (has_spare only; fixed in 5.8 to

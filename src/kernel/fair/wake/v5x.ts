@@ -63,6 +63,7 @@ import {
 import { findIdlestCpu5x } from "./find_idlest";
 import { clusterGroupCpus, cpusShareResources, scanCluster } from "./cluster";
 import { asymFitsCpu, selectIdleCapacity, syncTaskUtil, taskUtilEst, wakeCap } from "./capacity";
+import { currIsIdleTask } from "../../core/idle_cpu";
 
 const INT_MAX = 0x7fffffff;
 
@@ -185,7 +186,7 @@ function selectIdleCore56(
     const m = st.smtMask[core];
     let idle = true;
     for (let i = 0; i < m.length; i++) {
-      if (st.idle[m[i]] === 0) {
+      if (st.idle[m[i]] === 0 || !currIsIdleTask(k, m[i])) {
         idle = false;
         break;
       }
@@ -261,7 +262,7 @@ function selectIdleCpu(
       if (--nr <= 0) return -1; // !--nr (5.x), --nr <= 0 (6.x): nr only steps down by one
       time += lineNs[level[cpu]];
       // available_idle_cpu || sched_idle_cpu (false everywhere while no task has SCHED_IDLE)
-      if (idleB[cpu] === 1 || (schedIdle && schedIdleCpu(rqs[cpu]))) {
+      if ((idleB[cpu] === 1 && currIsIdleTask(k, cpu)) || (schedIdle && schedIdleCpu(rqs[cpu]))) {
         idleCpuFound = cpu;
         break;
       }

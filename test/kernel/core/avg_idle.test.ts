@@ -1,0 +1,80 @@
+// rq->avg_idle's samples at the kernel's instants (core/avg_idle.ts): idle_stamp is the rq clock
+// at the top of the __schedule that went idle, the sample's end the target's clock under its
+// lock when the wakee is activated; the cap is 2 * max_idle_balance_cost.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { machineBuilder } from "../../../src/machine/builder";
+import { run } from "../../../src/kernel/ops";
+import { buildKernel } from "../../../src/experiment/run";
+import type { Kernel } from "../../../src/kernel/core/core";
+import type { Task } from "../../../src/kernel/sched";
+import { TASK_INTERRUPTIBLE } from "../../../src/kernel/sched";
+import { tryToWakeUp } from "../../../src/kernel/core/ttwu";
+
+const T = 1_000_000;
+const ENTRY_NS = 3_000; // kernel work of the blocking context before __schedule
+const IDLE_NS = 50_000; // event time from the block to the wakeup
+const WAKER_NS = 7_000; // the waker's work before it takes the target's lock
+
+/** 5.19, two CPUs of one LLC; a task pinned to CPU 1 blocks at T after ENTRY_NS of kernel work. */
+function blockOnCpu1(): { k: Kernel; p: Task } {
+  const m = machineBuilder().sockets(1).cores(2).build();
+  const k = buildKernel({
+    machine: m,
+    online: m.online,
+    era: "5.19",
+    patches: [],
+    seed: "t",
+    trace: false,
+  });
+  const p = k.spawn({
+    comm: "sleeper",
+    cpu: 1,
+    cpus: [1],
+    program: function* () {
+      yield run(Infinity);
+    },
+  });
+  k.runUntil(T);
+  p.state = TASK_INTERRUPTIBLE;
+  k.chargeNs = ENTRY_NS;
+  k.schedule(k.rqs[1]);
+  return { k, p };
+}
+
+/** try_to_wake_up(p) from CPU 0 after WAKER_NS of its own work, IDLE_NS after the block. */
+function wakeFromCpu0(k: Kernel, p: Task): void {
+  k.runUntil(T + IDLE_NS);
+  k.thisCpu = 0;
+  k.chargeNs = WAKER_NS;
+  tryToWakeUp(k, p, 0, 0, null);
+  k.chargeNs = 0;
+  k.thisCpu = -1;
+}
+
+test("5.19: idle_stamp is the clock at the top of __schedule, the sample ends at the waker's locked clock", () => {
+  const { k, p } = blockOnCpu1();
+  const rq = k.rqs[1];
+  const lockLocal = k.machine.costs.rqLockLocalNs;
+  assert.equal(rq.idleStamp, T + ENTRY_NS + lockLocal, "rq_clock after rq_lock in __schedule");
+  const before = rq.avgIdle;
+  wakeFromCpu0(k, p);
+  assert.equal(rq.idleStamp, 0);
+  // update_avg: avg += (delta - avg) / 8, so delta = 8 * (after - before) + before
+  const delta = 8 * (rq.avgIdle - before) + before;
+  // the event-time sample would be IDLE_NS; the kernel's adds the waker's work and its lock
+  // acquisition and drops the blocking context's work before __schedule
+  const low = IDLE_NS + WAKER_NS - ENTRY_NS - lockLocal;
+  assert.ok(delta > low && delta < low + 2_000, `delta ${delta}, expected just above ${low}`);
+});
+
+test("avg_idle is capped at 2 * max_idle_balance_cost once a newidle balance took longer than migration_cost", () => {
+  const { k, p } = blockOnCpu1();
+  const rq = k.rqs[1];
+  const sysctl = k.tunables.sched_migration_cost_ns;
+  rq.maxIdleBalanceCost = 4 * sysctl; // a newidle balance of 2 ms
+  rq.avgIdle = 9 * sysctl; // above the cap; a ~1 ms sample leaves the average above it
+  rq.idleStamp = 1;
+  wakeFromCpu0(k, p);
+  assert.equal(rq.avgIdle, 8 * sysctl, "2 * max_idle_balance_cost, not 2 * migration_cost");
+});
