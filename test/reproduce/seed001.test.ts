@@ -97,8 +97,10 @@ test("x86-104t, 5.19: context1 pairs stay split while the box has spare CPUs, an
   assert.ok((half.remote ?? 0) > 10_000, JSON.stringify(half));
   // With 104 pairs the split arrangement has no idle CPU to offer: prev is busy, SIS_PROP's
   // 3-CPU scan from a CPU that never idles finds none, and the sync rule puts the wakee on the
-  // waker's CPU. Stacked pairs never idle their CPU, so the box stays stacked.
+  // waker's CPU. Stacked pairs never idle their CPU, so most of the box stays stacked: most
+  // wakeups are local (64% on this profile since the idle_cpu() window and avg_idle instants of
+  // __schedule; 68-73% before), against none at 52 copies.
   const full = sum("old", (s) => s.wakePath.local ?? 0);
   const remote = sum("old", (s) => s.wakePath.remote ?? 0);
-  assert.ok(full > 2 * remote, `104 copies: local ${full}, remote ${remote}`);
+  assert.ok(full > remote, `104 copies: local ${full}, remote ${remote}`);
 });
