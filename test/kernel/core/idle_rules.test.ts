@@ -67,6 +67,12 @@ test("recordIdle with exits counts the exit by the state left; unknown names und
   recordIdle(rq, 1000, k);
   recordIdle(rq, 1000, k);
   assert.equal(k.counters.other.idle_exit_C6, 2);
+  rq.idleStateIdx = 0;
+  for (const name of ["POLL", "C1", "C1E", "C3", "HLT"]) {
+    countIdleExit(k.counters, [{ ...STATES[3], name }], rq);
+    assert.equal(k.counters.other[`idle_exit_${name}`], 1, name);
+  }
+
   rq.idleStateIdx = -1;
   countIdleExit(k.counters, STATES, rq);
   assert.equal(k.counters.other.idle_exit, undefined, "not idle: nothing counted");

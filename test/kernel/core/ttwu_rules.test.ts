@@ -296,3 +296,27 @@ test("wakelist batching: two wakees queued on one remote idle CPU cost one IPI a
     assert.equal(k.rqs[2].wakeList.length, 0);
   }
 });
+
+test("a wakelist wakeup: the waker pays the list head's line and the IPI; from v5.8 the activation half of wakeupNs moves to the target", () => {
+  for (const era of ["3.19", "5.6", "5.19"] as Era[]) {
+    const m = machineBuilder()
+      .sockets(2)
+      .cores(2)
+      .nodes(2)
+      .idleStates([{ name: "C1", exitLatencyNs: 1000, targetResidencyNs: 2000, polling: false }])
+      .build();
+    const k = boot(m, era);
+    const p = sleeper(k, "p", [2]);
+    k.runUntil(100_000);
+    k.chargeNs = 0;
+    assert.equal(tryToWakeUp(k, p, 0, 0, null), true);
+    const c = m.costs;
+    const wakeup = era === "5.19" ? c.wakeupNs / 2 : c.wakeupNs;
+    assert.equal(k.chargeNs, wakeup + k.cache.cacheLineNs(0, 2) + c.ipiSendNs, era);
+    assert.deepEqual(k.counters.wakePath, { wakelist: 1 }, era);
+    assert.deepEqual(k.rqs[2].wakeList, [p]);
+    assert.equal(k.rqs[2].ttwuPending, 1);
+    assert.equal(k.rqs[2].nrRunning, 0, "activated later, by the target");
+    k.chargeNs = 0;
+  }
+});
