@@ -9,7 +9,12 @@ import { wait } from "../../../src/kernel/ops";
 import type { Era } from "../../../src/kernel/features";
 import type { Kernel } from "../../../src/kernel/core/core";
 import type { Task } from "../../../src/kernel/sched";
-import { asymFitsCpu, selectIdleCapacity, wakeCap } from "../../../src/kernel/fair/wake/capacity";
+import {
+  asymFitsCpu,
+  fitsCapacity,
+  selectIdleCapacity,
+  wakeCap,
+} from "../../../src/kernel/fair/wake/capacity";
 import { boot } from "../boot";
 
 function kernel(caps: number[], era: Era): Kernel {
@@ -39,7 +44,9 @@ function task(k: Kernel, cpu: number, util: number): Task {
 test("wake_cap (5.6): the affine path is skipped only for a task that does not fit the smaller CPU, and only if that CPU is 1/8 or more below the biggest", () => {
   const k = kernel([462, 462, 1024, 1024], "5.6");
   assert.equal(k.domains.asymCpucapacity, true);
-  // fits_capacity(util, 462): util * 1280 < 462 * 1024, i.e. util <= 369
+  // fits_capacity(util, 462): util * 1280 < 462 * 1024, i.e. util <= 369; strict at 80%
+  assert.equal(fitsCapacity(800, 1000), false, "800 * 1280 = 1000 * 1024 does not fit");
+  assert.equal(fitsCapacity(799, 1000), true);
   assert.equal(wakeCap(k, task(k, 0, 369), 2, 0), false, "fits the little CPU");
   assert.equal(wakeCap(k, task(k, 0, 370), 2, 0), true, "too big for the little prev");
   assert.equal(wakeCap(k, task(k, 2, 370), 0, 2), true, "too big for the little waker");
