@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { machineBuilder } from "../../../src/machine/builder";
-import { run, sleep, wait, wake } from "../../../src/kernel/ops";
+import { call, fork, run, sleep, wait, wake } from "../../../src/kernel/ops";
 import type { Era } from "../../../src/kernel/features";
 import type { Kernel } from "../../../src/kernel/core/core";
 import { WF_ON_CPU } from "../../../src/kernel/sched";
@@ -170,9 +170,10 @@ test("select_fallback_rq: an allowed online CPU of the same node first, else the
 });
 
 test("sched_waking is recorded on the waker's CPU; sched_wakeup where the wakee is activated", () => {
-  for (const [era, activator] of [
-    ["5.6", 2], // across LLCs: the wakelist, the target activates
-    ["5.19", 2],
+  for (const [era, target, activator] of [
+    ["5.6", 2, 2], // across LLCs: the wakelist, the target activates
+    ["5.19", 2, 2],
+    ["5.19", 1, 0], // same LLC, idle target (v5.8-5.19): the waker locks it and activates
   ] as const) {
     const k = buildKernel({
       machine: machine(),
@@ -182,7 +183,7 @@ test("sched_waking is recorded on the waker's CPU; sched_wakeup where the wakee 
       seed: "t",
       trace: true,
     });
-    const p = sleeper(k, "wakee", [2]);
+    const p = sleeper(k, "wakee", [target]);
     k.spawn({
       comm: "waker",
       cpu: 0,
@@ -211,12 +212,12 @@ test("sched_waking is recorded on the waker's CPU; sched_wakeup where the wakee 
     const wakeup = mine.find((r) => r.type === "sched_wakeup");
     assert.deepEqual(
       waking && { cpu: waking.cpu, comm: waking.comm, prio: waking.prio, target: waking.targetCpu },
-      { cpu: 0, comm: "wakee", prio: p.prio, target: 2 },
+      { cpu: 0, comm: "wakee", prio: p.prio, target },
       era,
     );
     assert.deepEqual(
       wakeup && { cpu: wakeup.cpu, comm: wakeup.comm, prio: wakeup.prio, target: wakeup.targetCpu },
-      { cpu: activator, comm: "wakee", prio: p.prio, target: 2 },
+      { cpu: activator, comm: "wakee", prio: p.prio, target },
       era,
     );
   }
@@ -319,4 +320,120 @@ test("a wakelist wakeup: the waker pays the list head's line and the IPI; from v
     assert.equal(k.rqs[2].nrRunning, 0, "activated later, by the target");
     k.chargeNs = 0;
   }
+});
+
+test("rq lock later in the run: the hold and the wait are measured from this context's clock (now + chargeNs); a context with no CPU pays no remote cost and waits for any holder", () => {
+  const k = boot(machine(), "5.19");
+  k.runUntil(3_000_000);
+  const c = k.machine.costs;
+  const rq = k.rqs[3];
+  const now = k.now;
+  assert.ok(now > 0);
+  k.chargeNs = 1000;
+  lockRq(k, rq, 2, "ttwu_remote");
+  const held = 1000 + c.rqLockLocalNs + k.cache.rqLockRemoteNs(2, 3);
+  assert.equal(k.chargeNs, held);
+  assert.equal(rq.lockFreeAt, now + held);
+  k.chargeNs = 300;
+  assert.equal(rqLockBusy(k, rq, 0), true);
+  k.chargeNs = held + 1;
+  assert.equal(rqLockBusy(k, rq, 0), false, "free once its clock is past the hold");
+  k.chargeNs = 300;
+  lockRq(k, rq, -1, "ttwu_pending");
+  assert.equal(k.counters.rqLock.ttwu_pending.waitNs, held - 300, "no CPU: waits for the holder");
+  assert.equal(k.chargeNs, held + c.rqLockLocalNs, "no remote cost without a CPU");
+  assert.equal(k.counters.other.ttwu_remote_lock_waits, undefined, "only ttwu_remote waits count");
+  k.chargeNs += 50;
+  unlockRq(k, rq);
+  assert.equal(rq.lockFreeAt, now + k.chargeNs);
+  k.chargeNs = 0;
+});
+
+test("ttwu_do_wakeup's avg_idle: a short idle period moves it 1/8 of the way (update_avg), below the cap", () => {
+  const k = boot(machine(), "5.19");
+  const max = 2 * k.tunables.sched_migration_cost_ns;
+  const p = k.spawn({
+    comm: "p",
+    cpu: 1,
+    cpus: [1],
+    program: function* () {
+      yield run(1_000_000);
+      for (;;) yield wait();
+    },
+  });
+  let at = 0;
+  k.spawn({
+    comm: "waker",
+    cpu: 0,
+    cpus: [0],
+    program: function* () {
+      yield run(1_200_000);
+      yield call(() => (at = k.now));
+      yield wake(p.pid);
+      yield wait();
+    },
+  });
+  k.runUntil(1_150_000);
+  const rq = k.rqs[1];
+  const stamp = rq.idleStamp;
+  assert.ok(stamp > 1_000_000 && rq.curr === null, "cpu1 idle since p slept");
+  assert.equal(rq.avgIdle, max);
+  k.runUntil(1_300_000);
+  assert.ok(at > 0);
+  assert.equal(k.counters.wakePath.remote, 1, "same LLC, 5.19: the waker activates");
+  assert.equal(rq.avgIdle, max + (at - stamp - max) / 8);
+  assert.ok(rq.avgIdle < max);
+  assert.equal(rq.wakeAvgIdle, Math.floor(rq.avgIdle / 2));
+});
+
+test("without TTWU_QUEUE every wakeup locks the target's rq, across LLCs too", () => {
+  for (const era of ["3.19", "5.19", "6.19"] as Era[]) {
+    const k = boot(machine(), era);
+    k.features.TTWU_QUEUE = false;
+    const p = sleeper(k, "p", [2]);
+    k.runUntil(100_000);
+    k.chargeNs = 0;
+    tryToWakeUp(k, p, 0, 0, null);
+    assert.deepEqual(k.counters.wakePath, { remote: 1 }, era);
+    assert.equal(k.rqs[2].nrRunning, 1);
+    k.chargeNs = 0;
+  }
+});
+
+test("wake_up_new_task: the new task's sched_wakeup is on the parent's CPU (the target at setup); a fork without a CPU is placed by select_task_rq", () => {
+  const m = machine();
+  const k = buildKernel({
+    machine: m,
+    online: m.online,
+    era: "5.19",
+    patches: [],
+    seed: "t",
+    trace: true,
+  });
+  const boot0 = k.spawn({ comm: "setup", cpu: 3, cpus: [3], program: function* () {} });
+  let child = -1;
+  k.spawn({
+    comm: "parent",
+    cpu: 1,
+    cpus: [1],
+    program: function* () {
+      yield run(200_000);
+      child = (yield fork({ comm: "child", cpus: [2], program: function* () {} })) as number;
+      yield wait();
+    },
+  });
+  k.runUntil(1_000_000);
+  type Wake = { type: string; cpu: number; pid: number; targetCpu: number };
+  const wakeups = (k.trace!.records() as Wake[]).filter((r) => r.type === "sched_wakeup");
+  const first = (pid: number) => wakeups.find((r) => r.pid === pid);
+  assert.deepEqual(
+    first(boot0.pid) && [first(boot0.pid)!.cpu, first(boot0.pid)!.targetCpu],
+    [3, 3],
+  );
+  assert.ok(child > 0);
+  assert.deepEqual(
+    first(child) && [first(child)!.cpu, first(child)!.targetCpu],
+    [1, 2],
+    "forked on cpu1, placed on its only CPU",
+  );
 });
