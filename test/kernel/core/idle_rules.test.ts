@@ -49,6 +49,8 @@ test("selectIdleState: the deepest state whose target residency is at most the p
   const gap: IdleState[] = [STATES[0], { ...STATES[1], targetResidencyNs: 200_000 }, STATES[2]];
   assert.equal(selectIdleState(gap, rq), 2);
   assert.equal(selectIdleState([], rq), -1, "no cpuidle driver: no state");
+  rq.idleStateIdx = -1;
+  assert.equal(exitLatencyNs([], rq), 0, "an idle CPU in no state costs nothing to leave");
 });
 
 test("recordIdle: the prediction moves 1/8 of the way to each observed idle period", () => {
