@@ -7,12 +7,13 @@ import { machineBuilder } from "../../../src/machine/builder";
 import { call, fork, run, sleep, wait, wake } from "../../../src/kernel/ops";
 import type { Era } from "../../../src/kernel/features";
 import type { Kernel } from "../../../src/kernel/core/core";
-import { WF_ON_CPU } from "../../../src/kernel/sched";
+import { WF_ON_CPU, WF_TTWU } from "../../../src/kernel/sched";
 import type { Task } from "../../../src/kernel/sched";
 import {
   lockRq,
   rqLockBusy,
   selectFallbackRq,
+  selectTaskRq,
   tryToWakeUp,
   unlockRq,
 } from "../../../src/kernel/core/ttwu";
@@ -436,4 +437,25 @@ test("wake_up_new_task: the new task's sched_wakeup is on the parent's CPU (the 
     [1, 2],
     "forked on cpu1, placed on its only CPU",
   );
+});
+
+test("select_task_rq keeps the class's choice when it is allowed and online: an unpinned wakee goes back to its idle prev, not to select_fallback_rq's first CPU", () => {
+  const k = boot(machine(), "5.19");
+  const p = sleeper(k, "p", [0, 1, 2, 3]);
+  p.cpu = 1; // it slept on cpu1
+  k.spawn({
+    comm: "hog",
+    cpu: 0,
+    cpus: [0],
+    program: function* () {
+      yield run(Infinity);
+    },
+  });
+  k.runUntil(100_000);
+  assert.equal(p.cpu, 1);
+  k.chargeNs = 0;
+  // wake_affine: this_cpu busy, prev idle -> prev; select_idle_sibling: prev is idle.
+  assert.equal(selectTaskRq(k, p, 1, WF_TTWU, 0), 1);
+  assert.equal(selectFallbackRq(k, p, 1), 0, "the fallback would have taken cpu0");
+  k.chargeNs = 0;
 });
