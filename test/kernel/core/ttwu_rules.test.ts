@@ -258,10 +258,18 @@ test("try_to_wake_up: a running task is not woken; a remote wakeup costs the wak
       era,
     );
     assert.deepEqual(k.counters.wakePath, { remote: 1 }, era);
+    assert.equal(k.counters.rqLock.ttwu_remote.acquisitions, 1, `${era}: the target's lock`);
     assert.equal(p.stats.wakeups, 1);
     assert.equal(p.stats.sleepNs, 100_000 - sleptAt, `${era}: the sleep ends at the wakeup`);
     assert.equal(p.onRq, 1);
     assert.equal(k.rqs[1].nrRunning, 1);
+    // A wakeup onto the waking CPU itself takes the local lock.
+    const q = sleeper(k, "q", [0]);
+    k.runUntil(200_000);
+    k.chargeNs = 0;
+    tryToWakeUp(k, q, 0, 0, null);
+    assert.equal(k.counters.wakePath.local, 1, era);
+    assert.equal(k.counters.rqLock.ttwu_local.acquisitions, 1, `${era}: the local lock`);
     k.chargeNs = 0;
   }
 });
