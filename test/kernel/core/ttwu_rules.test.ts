@@ -268,7 +268,7 @@ test("try_to_wake_up: a running task is not woken; a remote wakeup costs the wak
     k.runUntil(200_000);
     k.chargeNs = 0;
     tryToWakeUp(k, q, 0, 0, null);
-    assert.equal(k.counters.wakePath.local, 1, era);
+    assert.equal((k.counters.wakePath as Record<string, number>).local, 1, era);
     assert.equal(k.counters.rqLock.ttwu_local.acquisitions, 1, `${era}: the local lock`);
     k.chargeNs = 0;
   }
