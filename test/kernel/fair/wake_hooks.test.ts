@@ -45,7 +45,7 @@ test("each era's placement hooks are its family's code", () => {
   for (const era of ERAS) {
     const h = new Hooks(era);
     const want = BY_FAMILY[ERA_TRAITS[era].family];
-    HOOKS.forEach((name, i) => assert.equal(h.get(name), want[i], `${era} ${name}`));
+    for (const [i, name] of HOOKS.entries()) assert.equal(h.get(name), want[i], `${era} ${name}`);
     const wide = h.get("fair.wake_wide");
     if (era === "2.6.29") assert.equal(wide({} as never), false, "no wake_wide in 2.6.29");
     else assert.equal(wide, era === "3.19" ? wakeWide312 : wakeWide, `${era} wake_wide`);
