@@ -7,6 +7,7 @@ import { machineBuilder } from "../../src/machine/builder";
 import { call, run, setAffinity, sleep } from "../../src/kernel/ops";
 import type { Kernel } from "../../src/kernel/core/core";
 import { boot } from "./boot";
+import { SHARE_LEVELS } from "../../src/machine/types";
 
 const COPY = {
   same_core: 20,
@@ -46,6 +47,55 @@ test("refillNs: the warm part at the sharing level's bandwidth plus the evicted 
   );
   assert.equal(c.refillNs(B, -1, 3, 0), B / MEM, "never ran: from memory");
   assert.equal(c.refillNs(0, 0, 2, 0), 0);
+});
+
+test("per-pair costs: a cache line, a remote rq lock and a copy cost the figure of the pair's sharing level", () => {
+  const LINE = {
+    same_cpu: 1,
+    same_core: 2,
+    shared_l2: 10,
+    shared_llc: 40,
+    same_package: 45,
+    same_node: 120,
+    other_node: 130,
+  };
+  const LOCK = {
+    same_cpu: 0,
+    same_core: 10,
+    shared_l2: 40,
+    shared_llc: 150,
+    same_package: 160,
+    same_node: 400,
+    other_node: 410,
+  };
+  const BW = { same_cpu: 20, ...COPY }; // the builder's same_cpu figure
+  const m = machineBuilder()
+    .sockets(2)
+    .cores(2)
+    .costs({ copyBytesPerNs: BW, memoryBytesPerNs: MEM, cacheLineNs: LINE, rqLockRemoteNs: LOCK })
+    .caches({ llcBytes: 32 << 20 })
+    .build();
+  const c = boot(m, "5.19").cache;
+  // cpu0/cpu1 share the socket's LLC; cpu2/cpu3 are on the other socket (same node: no NUMA).
+  for (const [a, b, level] of [
+    [0, 0, "same_cpu"],
+    [0, 1, "shared_llc"],
+    [1, 0, "shared_llc"],
+    [0, 3, "same_node"],
+    [3, 2, "shared_llc"],
+  ] as const) {
+    assert.equal(c.level(a, b), level, `${a}-${b}`);
+    assert.equal(c.levelIndex(a, b), SHARE_LEVELS.indexOf(level));
+    assert.equal(c.cacheLineNs(a, b), LINE[level], `cacheLineNs ${a}-${b}`);
+    assert.equal(c.rqLockRemoteNs(a, b), LOCK[level], `rqLockRemoteNs ${a}-${b}`);
+    // copyNs: the first line's latency, then the bytes at the level's bandwidth.
+    assert.equal(c.copyNs(4096, a, b), LINE[level] + 4096 / BW[level], `copyNs ${a}-${b}`);
+  }
+  assert.equal(c.cacheBytes(), 32 << 20, "the LLC is what a CPU evicts from");
+  // An evicted fraction outside [0, 1] is clamped: all warm below 0, all cold above 1.
+  assert.equal(c.refillNs(1 << 20, 0, 1, -0.5), (1 << 20) / COPY.shared_llc);
+  assert.equal(c.refillNs(1 << 20, 0, 1, 1.5), (1 << 20) / MEM);
+  assert.equal(c.refillNs(-1, 0, 1, 0), 0, "no working set, no refill");
 });
 
 /** A task with `ws` bytes of working set runs 1 ms on cpu0, sleeps, wakes on `to` and runs 1 ms. */

@@ -9,6 +9,7 @@ import { run, wait, wake } from "../../../src/kernel/ops";
 import type { Era } from "../../../src/kernel/features";
 import type { Kernel } from "../../../src/kernel/core/core";
 import type { Task } from "../../../src/kernel/sched";
+import { clusterGroupCpus, cpusShareResources } from "../../../src/kernel/fair/wake/cluster";
 
 // 8 cores, one LLC, clusters {0-3} and {4-7} sharing an L2 each.
 const clustered = () => machineBuilder().name("cls").cores(8).l2SharedBy(4).llc("package").build();
@@ -76,4 +77,22 @@ test("6.19: with the waker's cluster busy, the LLC pass runs before the deferred
   const w2 = scenario(k2, [0, 2, 3, 4, 6, 7]);
   k2.runUntil(3_000_000);
   assert.equal(w2.cpu, 1);
+});
+
+test("cpus_share_resources: the cluster under sched_cluster_active (6.19), the LLC otherwise (5.19); the cluster group is sd_llc->groups only then", () => {
+  const k = kernel("6.19");
+  const old = kernel("5.19");
+  for (const [a, b, cluster] of [
+    [0, 3, true],
+    [0, 4, false],
+    [5, 7, true],
+    [7, 1, false],
+  ] as const) {
+    assert.equal(cpusShareResources(k, a, b), cluster, `6.19 ${a}-${b}`);
+    assert.equal(cpusShareResources(old, a, b), true, `5.19 ${a}-${b}: one LLC`);
+  }
+  assert.equal(k.domains.clusterActive, true);
+  assert.deepEqual(clusterGroupCpus(k, k.domains.sdLlc[5]!), [4, 5, 6, 7]);
+  assert.deepEqual(clusterGroupCpus(k, k.domains.sdLlc[1]!), [0, 1, 2, 3]);
+  assert.equal(clusterGroupCpus(old, old.domains.sdLlc[5]!), null, "no SD_CLUSTER before 6.8");
 });
