@@ -1,11 +1,11 @@
 // The big.LITTLE machine of the capacity tests: 4 little CPUs (capacity 462) and 4 big ones
 // (1024), an L2 per cluster of 4 and no L3, numbered core-major. One copy for the topology, import, misfit, wakeup
 // capacity and PELT invariance tests.
-import { buildKernel } from "../../src/experiment/run";
 import { machineBuilder } from "../../src/machine/builder";
 import type { Era } from "../../src/kernel/features";
 import type { Kernel } from "../../src/kernel/core/core";
 import type { Machine } from "../../src/machine/types";
+import { boot } from "../kernel/boot";
 
 export const BIG_LITTLE_CAPACITIES = [462, 462, 462, 462, 1024, 1024, 1024, 1024];
 
@@ -22,6 +22,5 @@ export function bigLittleMachine(capacities: number[] = BIG_LITTLE_CAPACITIES): 
 
 /** A booted kernel of `era` on the machine, no patches, no trace. */
 export function bigLittleKernel(era: Era, capacities?: number[]): Kernel {
-  const m = bigLittleMachine(capacities);
-  return buildKernel({ machine: m, online: m.online, era, patches: [], seed: "t", trace: false });
+  return boot(bigLittleMachine(capacities), era);
 }

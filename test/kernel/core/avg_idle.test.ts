@@ -5,11 +5,11 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { machineBuilder } from "../../../src/machine/builder";
 import { run } from "../../../src/kernel/ops";
-import { buildKernel } from "../../../src/experiment/run";
 import type { Kernel } from "../../../src/kernel/core/core";
 import type { Task } from "../../../src/kernel/sched";
 import { TASK_INTERRUPTIBLE } from "../../../src/kernel/sched";
 import { tryToWakeUp } from "../../../src/kernel/core/ttwu";
+import { boot } from "../boot";
 
 const T = 1_000_000;
 const ENTRY_NS = 3_000; // kernel work of the blocking context before __schedule
@@ -19,14 +19,7 @@ const WAKER_NS = 7_000; // the waker's work before it takes the target's lock
 /** 5.19, two CPUs of one LLC; a task pinned to CPU 1 blocks at T after ENTRY_NS of kernel work. */
 function blockOnCpu1(): { k: Kernel; p: Task } {
   const m = machineBuilder().sockets(1).cores(2).build();
-  const k = buildKernel({
-    machine: m,
-    online: m.online,
-    era: "5.19",
-    patches: [],
-    seed: "t",
-    trace: false,
-  });
+  const k = boot(m, "5.19");
   const p = k.spawn({
     comm: "sleeper",
     cpu: 1,

@@ -4,10 +4,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { machineBuilder } from "../../../src/machine/builder";
 import { run } from "../../../src/kernel/ops";
-import { buildKernel } from "../../../src/experiment/run";
 import type { Era } from "../../../src/kernel/features";
 import { TASK_INTERRUPTIBLE } from "../../../src/kernel/sched";
 import { idleCpu } from "../../../src/kernel/fair/wake/common";
+import { boot } from "../boot";
 
 const T = 1_000_000;
 const NEWIDLE_NS = 20_000;
@@ -15,14 +15,7 @@ const NEWIDLE_NS = 20_000;
 for (const era of ["2.6.29", "5.6", "5.19", "6.19"] as Era[]) {
   test(`${era}: a CPU in its newidle balance is not idle_cpu() until the pick is done`, () => {
     const m = machineBuilder().sockets(1).cores(2).build();
-    const k = buildKernel({
-      machine: m,
-      online: m.online,
-      era,
-      patches: [],
-      seed: "t",
-      trace: false,
-    });
+    const k = boot(m, era);
     const hog = k.spawn({
       comm: "hog",
       cpu: 1,

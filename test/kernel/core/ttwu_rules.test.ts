@@ -20,9 +20,15 @@ import {
 import { buildKernel } from "../../../src/experiment/run";
 import { boot } from "../boot";
 
-/** 2 sockets x 2 cores, one LLC and one NUMA node per socket: cpu0/cpu1 | cpu2/cpu3. */
-function machine() {
-  return machineBuilder().sockets(2).cores(2).nodes(2).build();
+/**
+ * 2 sockets x 2 cores, one LLC and one NUMA node per socket: cpu0/cpu1 | cpu2/cpu3; with `c1`, a
+ * non-polling C1 (exit 1 us) as the only idle state, so an idle target needs an IPI.
+ */
+function machine(c1 = false) {
+  const b = machineBuilder().sockets(2).cores(2).nodes(2);
+  if (c1)
+    b.idleStates([{ name: "C1", exitLatencyNs: 1000, targetResidencyNs: 2000, polling: false }]);
+  return b.build();
 }
 
 function sleeper(k: Kernel, comm: string, cpus: number[]): Task {
@@ -227,12 +233,7 @@ test("sched_waking is recorded on the waker's CPU; sched_wakeup where the wakee 
 test("try_to_wake_up: a running task is not woken; a remote wakeup costs the waker wakeupNs + the lock + the resched IPI in every era", () => {
   // (v6.0+ queue a same-LLC wakeup to an idle CPU on its wakelist instead: ttwu_queue_cond above.)
   for (const era of ["3.19", "5.6", "5.19"] as Era[]) {
-    const m = machineBuilder()
-      .sockets(2)
-      .cores(2)
-      .nodes(2)
-      .idleStates([{ name: "C1", exitLatencyNs: 1000, targetResidencyNs: 2000, polling: false }])
-      .build();
+    const m = machine(true);
     const k = boot(m, era);
     const p = sleeper(k, "p", [1]);
     const hog = k.spawn({
@@ -309,12 +310,7 @@ test("wakelist batching: two wakees queued on one remote idle CPU cost one IPI a
 
 test("a wakelist wakeup: the waker pays the list head's line and the IPI; from v5.8 the activation half of wakeupNs moves to the target", () => {
   for (const era of ["3.19", "5.6", "5.19"] as Era[]) {
-    const m = machineBuilder()
-      .sockets(2)
-      .cores(2)
-      .nodes(2)
-      .idleStates([{ name: "C1", exitLatencyNs: 1000, targetResidencyNs: 2000, polling: false }])
-      .build();
+    const m = machine(true);
     const k = boot(m, era);
     const p = sleeper(k, "p", [2]);
     k.runUntil(100_000);

@@ -15,9 +15,8 @@ import {
   updateSdLbStats56,
 } from "../../../src/kernel/fair/lb/v5x";
 import { BASE_FLAGS, domain, env, group, rq, task } from "./lb_fixtures";
-import { buildKernel } from "../../../src/experiment/run";
-import { machineBuilder } from "../../../src/machine/builder";
 import { run } from "../../../src/kernel/ops";
+import { bigLittleKernel } from "../../support/big_little";
 
 const LITTLE = 462;
 const ERAS_5X: Era[] = ["5.6", "5.19", "6.19"];
@@ -150,21 +149,7 @@ test("misfit: 5.14+ capacity_greater vs 5.6 fits_capacity for a destination only
 
 test("misfit end to end: a busy task forked on a little CPU moves to a big one from 5.6 on, not in 4.8", () => {
   for (const era of ["4.8", ...ERAS_5X] as Era[]) {
-    const m = machineBuilder()
-      .cores(8)
-      .l2SharedBy(4)
-      .llc("l2")
-      .numbering("core-major")
-      .capacities([462, 462, 462, 462, 1024, 1024, 1024, 1024])
-      .build();
-    const k = buildKernel({
-      machine: m,
-      online: m.online,
-      era,
-      patches: [],
-      seed: "t",
-      trace: false,
-    });
+    const k = bigLittleKernel(era);
     const hog = function* () {
       yield run(Infinity);
     };
