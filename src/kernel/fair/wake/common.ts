@@ -102,14 +102,11 @@ export function currentOn(k: SchedCore, cpu: number): Task | null {
  * just queued a wakee on is not idle, so a second wakeup does not stack on it.
  */
 export function idleCpu(k: SchedCore, cpu: number): boolean {
-  const rq = k.rqs[cpu];
-  // rq->curr is the idle task only once __schedule's pick is done (core/idle_cpu.ts).
-  if (rq.curr !== null || !currIsIdleTask(k, cpu)) return false;
-  if (ERA_TRAITS[k.era].family === "2.6") return true;
-  return rq.nrRunning === 0 && rq.ttwuPending === 0;
+  // Rq.isIdle: the same rule, with rq->curr the idle task only once __schedule's pick is done
+  // (core/idle_cpu.ts) and the queued/pending tests from the era's trait.
+  return k.rqs[cpu].isIdle();
 }
 
-/** sched_idle_cpu (5.4+): the rq runs only SCHED_IDLE tasks. */
 /**
  * select_idle_core(p, core, cpus, &idle_cpu) (5.12+): `core` when every SMT sibling is idle.
  * Otherwise -1; the first idle allowed sibling (or, without one yet, a SCHED_IDLE one) goes to
@@ -146,6 +143,7 @@ export function selectIdleCore(
   return -1;
 }
 
+/** sched_idle_cpu (5.4+): the rq runs only SCHED_IDLE tasks. */
 export function schedIdleCpu(rq: Rq): boolean {
   if (rq.nrRunning === 0) return false;
   const curr = rq.curr; // counted in nr_running: a non-SCHED_IDLE curr settles it
