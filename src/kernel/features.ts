@@ -26,6 +26,11 @@ export interface EraTraits {
   readonly family: Family;
   /** Per-entity load tracking (PELT, v3.8+); before, balancing reads load weights only. */
   readonly pelt: boolean;
+  /**
+   * PELT in the __update_load_avg form of v4.3 (9d89c257dfb9) until accumulate_sum replaced it in
+   * v4.11 (a481db34b9be): weighted entity sums over LOAD_AVG_MAX (fair/pelt_v48.ts).
+   */
+  readonly pelt43: boolean;
   /** The idle-core tracking of select_idle_sibling (sd_llc_shared->has_idle_cores, v4.9+). */
   readonly idleCores: boolean;
   /** pick_next_task_fair moves the picked task to the head of cfs_tasks (v4.16+). */
@@ -64,6 +69,7 @@ function traits(version: readonly [number, number], family: Family): EraTraits {
     version,
     family,
     pelt: at(3, 8),
+    pelt43: at(4, 3) && !at(4, 11),
     idleCores: at(4, 9),
     pickMovesToFront: at(4, 16),
     runnableAvgAtFork: at(5, 7),

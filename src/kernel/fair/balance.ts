@@ -7,7 +7,7 @@ import { ERA_TRAITS, eraAtLeast } from "../features";
 import type { SchedCore } from "../core/api";
 import type { Rq } from "../sched";
 import type { SchedDomain } from "../topology/sched_domain";
-import { updateCfsRqLoadAvg } from "./pelt";
+import { updateCfsRqLoadAvgOf } from "./pelt_form";
 import { peltScaleCpu, rqClockPeltOf } from "./pelt_clock";
 import {
   SD_BALANCE_NEWIDLE,
@@ -42,7 +42,7 @@ import { NewidleRatio } from "./newidle_ratio";
  * their last update left them.
  */
 function updateBlockedAverages(k: SchedCore, rq: Rq): void {
-  updateCfsRqLoadAvg(rqClockPeltOf(k, rq), rq.cfs, peltScaleCpu(k, rq));
+  updateCfsRqLoadAvgOf(k.era)(rqClockPeltOf(k, rq), rq.cfs, peltScaleCpu(k, rq));
 }
 
 function jiffyNs(k: SchedCore): number {

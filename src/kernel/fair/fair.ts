@@ -17,15 +17,8 @@ import { ERA_TRAITS, eraAtLeast, tunableScale } from "../features";
 import type { HookFn } from "../hooks";
 import { peltScaleCpu, rqClockPeltOf } from "./pelt_clock";
 import { updateMisfitStatus } from "./misfit";
-import {
-  DO_ATTACH,
-  initEntityRunnableAverage,
-  migrateTaskRqFairPelt,
-  enqueueRunnableLoad48,
-  dequeueRunnableLoad48,
-  updateCfsRqLoadAvg,
-  updateLoadAvg,
-} from "./pelt";
+import { LOAD_AVG_MAX } from "./pelt";
+import { type PeltForm, peltFormOf } from "./pelt_form";
 
 /** calc_delta_fair: delta scaled by NICE_0_LOAD / weight (integer, as __calc_delta truncates). */
 export function calcDeltaFair(delta: number, weight: number): number {
@@ -254,8 +247,8 @@ export function updateMinVruntime(cfs: CfsRq): void {
 export class FairClass implements SchedClass {
   readonly name = "fair";
   policy: FairPolicy = CFS_POLICY;
-  /** PELT is tracked from 3.8 on; the 2.6.29 balancer reads cpu_load[] only. */
-  readonly pelt: boolean;
+  /** The era's PELT code (pelt_form.ts); null before 3.8 (the 2.6.29 balancer reads cpu_load[]). */
+  readonly pelt: PeltForm | null;
   /** 4.16+ moves a picked task to the head of cfs_tasks (detach_tasks then takes it last). */
   private readonly pickMovesToFront: boolean;
   private readonly eraFacts: FairEra;
@@ -263,30 +256,20 @@ export class FairClass implements SchedClass {
   private readonly selectTaskRqHook: HookFn<"fair.select_task_rq">;
 
   constructor(private readonly k: SchedCore) {
-    this.pelt = ERA_TRAITS[k.era].pelt;
+    this.pelt = peltFormOf(k.era);
     this.pickMovesToFront = ERA_TRAITS[k.era].pickMovesToFront;
     this.eraFacts = {
       family26: ERA_TRAITS[k.era].family === "2.6",
       eevdf: eraAtLeast(k.era, "6.6"),
     };
     this.selectTaskRqHook = k.hooks.get("fair.select_task_rq");
-    this.runnableLoad48 = this.pelt && ERA_TRAITS[k.era].family === "4.x";
   }
-  /** 4.x keeps cfs_rq->runnable_load_avg beside load_avg (weighted_cpuload reads it). */
-  private readonly runnableLoad48: boolean;
 
   /** update_load_avg for an entity of this rq (no-op without PELT). */
-  private updateLoad(rq: Rq, p: Task, flags = 0): void {
+  private updateLoad(rq: Rq, p: Task): void {
     if (!this.pelt) return;
     const k = this.k; // CPU invariance on smaller CPUs: pelt_clock.ts
-    updateLoadAvg(
-      rqClockPeltOf(k, rq),
-      rq.cfs,
-      p.se,
-      rq.cfs.curr === p,
-      flags,
-      peltScaleCpu(k, rq),
-    );
+    this.pelt.update(rqClockPeltOf(k, rq), rq.cfs, p.se, rq.cfs.curr === p, peltScaleCpu(k, rq));
   }
 
   /**
@@ -295,27 +278,31 @@ export class FairClass implements SchedClass {
    * cfs_rq is busy), so fork placement sees it; 5.7+ starts runnable_avg there too.
    */
   postInitEntity(rq: Rq, p: Task): void {
-    if (!this.pelt) return;
+    const form = this.pelt;
+    if (!form) return;
     const cfs = rq.cfs;
-    updateCfsRqLoadAvg(rqClockPeltOf(this.k, rq), cfs, peltScaleCpu(this.k, rq));
+    const now = rqClockPeltOf(this.k, rq);
+    const scaleCpu = peltScaleCpu(this.k, rq);
+    // v4.8 computes the util from the cfs_rq as last updated, then updates and attaches
+    if (!form.attachNew) form.updateCfsRq(now, cfs, scaleCpu);
     const sa = p.se.avg;
     const cap = Math.floor((rq.cpuCapacityOrig - cfs.avg.utilAvg) / 2);
     if (cap > 0) {
       if (cfs.avg.utilAvg !== 0) {
-        sa.utilAvg = Math.min(
-          Math.floor((cfs.avg.utilAvg * p.se.weight) / (cfs.avg.loadAvg + 1)),
-          cap,
-        );
+        const weight = p.se.weight * 2 ** form.postInitWeightShift;
+        sa.utilAvg = Math.min(Math.floor((cfs.avg.utilAvg * weight) / (cfs.avg.loadAvg + 1)), cap);
       } else {
         sa.utilAvg = cap;
       }
+      if (form.attachNew) sa.utilSum = sa.utilAvg * LOAD_AVG_MAX;
     }
     if (ERA_TRAITS[this.k.era].runnableAvgAtFork) sa.runnableAvg = sa.utilAvg;
+    form.attachNew?.(now, cfs, p.se, scaleCpu);
   }
 
   /** sched_fork's init_entity_runnable_average: a new task's PELT starting point. */
   taskFork(p: Task): void {
-    if (this.pelt) initEntityRunnableAverage(p.se);
+    this.pelt?.init(p.se);
   }
 
   /** update_curr: charge the running entity for the time since exec_start. */
@@ -340,10 +327,9 @@ export class FairClass implements SchedClass {
     }
     if (this.lastPut === p) this.lastPut = null;
     if (cfs.curr === p) this.updateCurr(rq);
-    this.updateLoad(rq, p, DO_ATTACH);
-    if (this.runnableLoad48) {
-      cfs.runnableLoad ??= { sum: 0, avg: 0 };
-      enqueueRunnableLoad48(cfs, p.se);
+    if (this.pelt) {
+      const k = this.k;
+      this.pelt.enqueue(rqClockPeltOf(k, rq), cfs, p.se, cfs.curr === p, peltScaleCpu(k, rq));
     }
     cfs.tasks.unshift(p);
     // EEVDF: the lag the wakee brings back (se->vlag of its dequeue), before place_entity
@@ -404,8 +390,10 @@ export class FairClass implements SchedClass {
     }
     this.policy.onDequeue?.(this.k, cfs, p, (flags & DEQUEUE_SLEEP) !== 0);
     if (cfs.curr !== p) removeFromQueue(cfs.queue, p);
-    this.updateLoad(rq, p);
-    if (this.runnableLoad48) dequeueRunnableLoad48(cfs, p.se);
+    if (this.pelt) {
+      const k = this.k;
+      this.pelt.dequeue(rqClockPeltOf(k, rq), cfs, p.se, cfs.curr === p, peltScaleCpu(k, rq));
+    }
     removeFromQueue(cfs.tasks, p);
     clearBuddies(cfs, p);
     p.se.onRq = false;
@@ -563,13 +551,12 @@ export class FairClass implements SchedClass {
     // v6.6 dropped the min_vruntime renormalisation: place_entity restores the lag instead
     if (!this.policy.placesEveryEnqueue)
       p.se.vruntime = p.se.vruntime - from.cfs.minVruntime + to.cfs.minVruntime;
-    if (this.pelt)
-      migrateTaskRqFairPelt(
-        rqClockPeltOf(this.k, from),
-        from.cfs,
-        p.se,
-        queued,
-        peltScaleCpu(this.k, from),
-      );
+    this.pelt?.migrate(
+      rqClockPeltOf(this.k, from),
+      from.cfs,
+      p.se,
+      queued,
+      peltScaleCpu(this.k, from),
+    );
   }
 }

@@ -39,8 +39,9 @@ test("pelt invariance: a task always running on a 462 CPU settles near 462 in 4.
     return { little: h.se.avg.utilAvg, big: b.se.avg.utilAvg };
   };
   const u48 = at("4.8", 800);
-  assert.ok(u48.little <= 462 && u48.little >= 455, `4.8 little ${u48.little}`);
-  assert.equal(u48.big, 1024);
+  // v4.8 divides a saturated sum by LOAD_AVG_MAX when it crosses a boundary: 1002 .. 1024 x scale
+  assert.ok(u48.little <= 462 && u48.little >= 450, `4.8 little ${u48.little}`);
+  assert.ok(u48.big <= 1024 && u48.big >= 1002, `4.8 big ${u48.big}`);
   assert.equal(at("3.19", 800).little, 1024);
   for (const era of ["5.19", "6.19"] as Era[]) {
     // 50 ms of task clock are ~22.6 ms of rq_clock_pelt on the little CPU: from the fork's
@@ -110,12 +111,14 @@ test("rq_clock_pelt (5.1+): scaled while busy, synced when idle, lost idle time 
   void long;
 });
 
-test("pelt invariance: a symmetric machine's busy task reaches 1024 in every era", () => {
+test("pelt invariance: a symmetric machine's busy task reaches 1024 from 4.11's divider, 1002-1024 in 4.8", () => {
   for (const era of ["4.8", "5.19", "6.19"] as Era[]) {
     const k = kernel(era, [1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024]);
     const h = k.spawn({ comm: "h", cpu: 1, cpus: [1], program: hog });
     k.runUntil(800 * MS);
-    assert.equal(h.se.avg.utilAvg, 1024, era);
+    const u = h.se.avg.utilAvg;
+    if (era === "4.8") assert.ok(u >= 1002 && u <= 1024, `4.8 ${u}`);
+    else assert.equal(u, 1024, era);
     assert.equal(rqClockPeltOf(k, k.rqs[1]), rqClockPelt(k.now), era);
   }
 });

@@ -51,6 +51,7 @@ function wakeScenario(
   wakerCpu: number,
   atNs: number,
   sync: boolean,
+  zeroResidue = false,
 ): { wakee: Task; waker: Task } {
   const wakee = k.spawn({ comm: "wakee", cpu: wakeeCpu, program: sleeper });
   const waker = k.spawn({
@@ -59,6 +60,11 @@ function wakeScenario(
     cpus: [wakerCpu],
     program: function* () {
       yield run(atNs);
+      // 4.x: hand-set the sync residue (runnable_load_avg - the waker's load_avg) to 0, which
+      // the two PELT averages reach only at some instants (each is recomputed at its own period
+      // boundaries); wake_affine48's own test covers both signs
+      const rl = k.rqs[wakerCpu].cfs.runnableLoad;
+      if (zeroResidue && rl) rl.avg = waker.se.avg.loadAvg;
       yield wake(wakee.pid, sync);
       yield run(Infinity);
     },
@@ -68,7 +74,7 @@ function wakeScenario(
 
 test("4.8 X5472: a sync wakeup from a CPU running only the waker lands on the waker's idle L2 partner", () => {
   const k = kernel("xeon-x5472", "4.8");
-  const { wakee } = wakeScenario(k, 4, 0, 2_000_000, true);
+  const { wakee } = wakeScenario(k, 4, 0, 2_000_000, true, true);
   k.runUntil(1_000_000);
   assert.equal(wakee.cpu, 4, "the wakee sleeps on cpu4, in another L2 pair");
   k.runUntil(3_000_000);
@@ -81,7 +87,7 @@ test("4.8 X5472: a sync wakeup from a CPU running only the waker lands on the wa
 test("4.8 X5472: with the L2 partner busy the sync wakee stacks on the waker's CPU", () => {
   const k = kernel("xeon-x5472", "4.8");
   hog(k, 1);
-  const { wakee } = wakeScenario(k, 4, 0, 2_000_000, true);
+  const { wakee } = wakeScenario(k, 4, 0, 2_000_000, true, true);
   k.runUntil(2_100_000);
   assert.equal(wakee.cpu, 0);
   assert.deepEqual(k.counters.wakePlacement, { affine_busy: 1 });

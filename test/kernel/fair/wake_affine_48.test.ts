@@ -42,9 +42,12 @@ test("4.8: the waker's CPU runs a runnable_load_avg of its own, tracking the wak
   const { k, waker } = setup();
   const rl = k.rqs[0].cfs.runnableLoad!;
   assert.ok(rl, "4.x keeps cfs_rq->runnable_load_avg");
-  assert.ok(Math.abs(rl.avg - waker.se.avg.loadAvg) <= 3, `${rl.avg} vs ${waker.se.avg.loadAvg}`);
-  // the sleeping wakee's CPU: nothing runnable, at most a rounding residue
-  assert.ok(k.rqs[4].cfs.runnableLoad!.avg <= 3);
+  // each average is its sum over LOAD_AVG_MAX, recomputed at its own period boundaries (v4.8):
+  // between them they differ by up to ~2% of the weight
+  assert.ok(Math.abs(rl.avg - waker.se.avg.loadAvg) <= 25, `${rl.avg} vs ${waker.se.avg.loadAvg}`);
+  // the sleeping wakee's CPU: nothing runnable, at most the residue max_t(avg - se avg, 0) left
+  // at the wakee's dequeue, where the two averages were recomputed at different instants
+  assert.ok(k.rqs[4].cfs.runnableLoad!.avg <= 25);
   // other eras keep no such sum
   const m = preset("numa-2x12x2");
   const k56 = buildKernel({

@@ -1,0 +1,114 @@
+// The PELT code of an era, as the fair class calls it: enqueue_entity_load_avg,
+// dequeue_entity_load_avg, update_load_avg, update_cfs_rq_load_avg, migrate_task_rq_fair's part,
+// init_entity_runnable_average and post_init_entity_util_avg's attach. v4.3 ... v4.10 run the
+// __update_load_avg form (pelt_v48.ts); the other PELT eras run the accumulate_sum form
+// (pelt.ts), with 3.19's runnable_load_avg kept beside it.
+import { ERA_TRAITS, type Era } from "../features";
+import {
+  DO_ATTACH,
+  dequeueRunnableLoad48,
+  enqueueRunnableLoad48,
+  initEntityRunnableAverage,
+  migrateTaskRqFairPelt,
+  type PeltCfsRq,
+  type PeltEntity,
+  updateCfsRqLoadAvg,
+  updateLoadAvg,
+} from "./pelt";
+import {
+  attachEntityLoadAvg48,
+  dequeueEntityLoadAvg48,
+  enqueueEntityLoadAvg48,
+  initEntityRunnableAverage48,
+  migrateTaskRqFair48,
+  updateCfsRqLoadAvg48,
+  updateLoadAvg48,
+} from "./pelt_v48";
+import { createSchedAvg } from "../sched";
+
+/** One era's PELT entry points (times are rq_clock_pelt ns; scaleCpu as accumulate_sum's). */
+export interface PeltForm {
+  /** update_load_avg(cfs_rq, se, 0) while the entity stays where it is. */
+  update(now: number, cfs: PeltCfsRq, se: PeltEntity, running: boolean, scaleCpu: number): void;
+  /** The PELT part of enqueue_entity (attach a migrated entity, runnable load in 4.x). */
+  enqueue(now: number, cfs: PeltCfsRq, se: PeltEntity, running: boolean, scaleCpu: number): void;
+  /** The PELT part of dequeue_entity. */
+  dequeue(now: number, cfs: PeltCfsRq, se: PeltEntity, running: boolean, scaleCpu: number): void;
+  /** update_cfs_rq_load_avg (update_blocked_averages, the balancer's reads). */
+  updateCfsRq(now: number, cfs: PeltCfsRq, scaleCpu: number): boolean;
+  /** migrate_task_rq_fair: the entity leaves `oldCfs`; last_update_time = 0 afterwards. */
+  migrate(now: number, oldCfs: PeltCfsRq, se: PeltEntity, queued: boolean, scaleCpu: number): void;
+  /** init_entity_runnable_average at fork. */
+  init(se: PeltEntity): void;
+  /**
+   * post_init_entity_util_avg's last step, if the era attaches the new task there (v4.8:
+   * update_cfs_rq_load_avg + attach_entity_load_avg) rather than at its first enqueue.
+   */
+  attachNew?(now: number, cfs: PeltCfsRq, se: PeltEntity, scaleCpu: number): void;
+  /**
+   * Whether post_init_entity_util_avg scales the cfs_rq's util by se->load.weight in the 20-bit
+   * fixed point of 64-bit kernels (v4.7's 2159197d6677 until scale_load_down was applied), which
+   * caps every new task's util at half the spare capacity.
+   */
+  readonly postInitWeightShift: number;
+}
+
+/** pelt.ts: accumulate_sum, the 5.x divider; 3.19 also keeps runnable_load_avg. */
+function accumulateSumForm(runnableLoad: boolean): PeltForm {
+  return {
+    update: (now, cfs, se, running, scaleCpu) => {
+      updateLoadAvg(now, cfs, se, running, 0, scaleCpu);
+    },
+    enqueue: (now, cfs, se, running, scaleCpu) => {
+      updateLoadAvg(now, cfs, se, running, DO_ATTACH, scaleCpu);
+      if (runnableLoad) {
+        cfs.runnableLoad ??= { sum: 0, avg: 0 };
+        enqueueRunnableLoad48(cfs, se);
+      }
+    },
+    dequeue: (now, cfs, se, running, scaleCpu) => {
+      updateLoadAvg(now, cfs, se, running, 0, scaleCpu);
+      if (runnableLoad) dequeueRunnableLoad48(cfs, se);
+    },
+    updateCfsRq: updateCfsRqLoadAvg,
+    migrate: migrateTaskRqFairPelt,
+    init: initEntityRunnableAverage,
+    postInitWeightShift: 0,
+  };
+}
+
+/** pelt_v48.ts: __update_load_avg and its v4.8 callers. */
+const updateLoadAvgForm: PeltForm = {
+  update: (now, cfs, se, running, scaleCpu) => {
+    updateLoadAvg48(now, cfs, se, running, scaleCpu);
+  },
+  enqueue: enqueueEntityLoadAvg48,
+  dequeue: dequeueEntityLoadAvg48,
+  updateCfsRq: updateCfsRqLoadAvg48,
+  migrate: (_now, oldCfs, se, _queued, scaleCpu) => migrateTaskRqFair48(oldCfs, se, scaleCpu),
+  init: (se) => {
+    se.avg = createSchedAvg();
+    initEntityRunnableAverage48(se);
+  },
+  attachNew: (now, cfs, se, scaleCpu) => {
+    updateCfsRqLoadAvg48(now, cfs, scaleCpu);
+    attachEntityLoadAvg48(cfs, se, scaleCpu);
+  },
+  postInitWeightShift: 10,
+};
+
+const accumulateSum = accumulateSumForm(false);
+const accumulateSumRunnableLoad = accumulateSumForm(true);
+
+/** The PELT form of an era (null before PELT, v3.8). */
+export function peltFormOf(era: Era): PeltForm | null {
+  const t = ERA_TRAITS[era];
+  if (!t.pelt) return null;
+  if (t.pelt43) return updateLoadAvgForm;
+  return t.family === "4.x" ? accumulateSumRunnableLoad : accumulateSum;
+}
+
+/** update_cfs_rq_load_avg of the era (the accumulate_sum form where the era has no PELT). */
+export function updateCfsRqLoadAvgOf(era: Era): PeltForm["updateCfsRq"] {
+  return peltFormOf(era)?.updateCfsRq ?? updateCfsRqLoadAvg;
+}
