@@ -250,7 +250,7 @@ const myPatch = patch("sync-always-affine").replace("fair.wake_affine", (ctx, ba
     },
     returns: "the CPU to wake on: an idle CPU near target, else target",
     defaultDoes:
-      "2.6.29 wake_idle: target if idle or running more than one fair task, else the first idle allowed CPU of each SD_WAKE_IDLE domain going up (no x86 domain sets it, so target). 3.19/4.8: target if idle; prev if it shares the LLC with target and is idle; else a group of target's sd_llc (and children) whose CPUs are all idle, else target. 5.x: target, prev, then p's recent_used_cpu if idle and cache-affine; then within sd_llc of target: an idle core (has_idle_cores), an idle CPU (scan bounded by avg_idle / SIS_PROP in 5.6, by nr_idle_scan / SIS_UTIL in 5.19+), an idle SMT sibling; else target. The scans cost modelled cache-line reads.",
+      "2.6.29 wake_idle: target if idle or running more than one fair task, else the first idle allowed CPU of each SD_WAKE_IDLE domain going up (no x86 domain sets it, so target). 3.19/4.8: target if idle; prev if it shares the LLC with target and is idle; else a group of target's sd_llc (and children) whose CPUs are all idle, else target. 5.x: target, prev, then p's recent_used_cpu if idle and cache-affine; then within sd_llc of target: an idle core (has_idle_cores), an idle CPU (scan bounded by avg_idle / SIS_PROP in 5.6, by wake_avg_idle / SIS_PROP in 5.19, by nr_idle_scan / SIS_UTIL in 6.6+), an idle SMT sibling; else target. The scans cost modelled cache-line reads.",
     example: {
       what: "an idle prev is taken even when it is in another LLC",
       code: `import { patch } from "schedlab";

@@ -6,6 +6,7 @@
 // it under the target's lock (the waker in ttwu_queue, after any wait for that lock; the target
 // itself in sched_ttwu_pending). The model's events start at k.now; the kernel's clock of a
 // context is k.now plus the work charged so far (lockRq's convention).
+import { eraAtLeast } from "../features";
 import type { Rq } from "../sched";
 import type { SchedCore } from "./api";
 
@@ -16,6 +17,27 @@ import type { SchedCore } from "./api";
  */
 export function scheduleClock(k: SchedCore, rq: Rq): void {
   rq.clockAtSchedule = k.now + k.chargeNs;
+}
+
+/**
+ * newidle_balance returns before it takes idle_stamp, and before it balances, when a wakeup is
+ * already queued on this CPU's wakelist: "There is a task waiting to run. No need to search for
+ * one." (Rik van Riel, "sched,fair: Skip newidle_balance if a wakeup is pending", e5e678e4fea2,
+ * v5.14; kept through 6.19's sched_balance_newidle.) The wakee's sched_ttwu_pending then finds
+ * idle_stamp 0 and takes no avg_idle sample. Its second test, a break out of the domain walk
+ * once ttwu_pending is set, cannot arise here: the model's walk runs within one event, so no
+ * wakelist entry arrives during it.
+ */
+export function newidleSkipsForWakelist(k: SchedCore, rq: Rq): boolean {
+  return rq.ttwuPending !== 0 && eraAtLeast(k.era, "5.14");
+}
+
+/**
+ * rq->idle_stamp as __schedule leaves it when it switches to the idle task: newidle_balance's
+ * rq_clock(this_rq) at its top (scheduleClock), or 0 when it returned first (a pending wakeup).
+ */
+export function newidleIdleStamp(k: SchedCore, rq: Rq): number {
+  return newidleSkipsForWakelist(k, rq) ? 0 : rq.clockAtSchedule;
 }
 
 /**

@@ -33,7 +33,7 @@ import "../topology/hooks";
 import { type MigrationReason, TraceBuffer } from "../trace";
 import { continueTask, setCurr, smtSiblingsOf, startSegment, stopSegment } from "./exec";
 import { lockRq, unlockRq } from "./ttwu";
-import { scheduleClock } from "./avg_idle";
+import { newidleIdleStamp, scheduleClock } from "./avg_idle";
 import { closeIdle, flushAccounting, idleWork } from "./cputime";
 import { spawnKernelThread, spawnTask } from "./fork";
 import { checkInvariants } from "./invariants";
@@ -479,7 +479,7 @@ export class Kernel implements SchedCore {
       if (!prev) startTick(this, rq);
     } else {
       rq.idleSince = now;
-      rq.idleStamp = rq.clockAtSchedule; // newidle_balance: rq_clock at the top of __schedule
+      rq.idleStamp = newidleIdleStamp(this, rq); // newidle_balance's stamp (avg_idle.ts)
       rq.idleStateIdx = selectIdleState(this.idleStates, rq);
       stopTick(rq);
     }

@@ -30,6 +30,7 @@ import type { MigrationReason } from "../trace";
 import { call, wait } from "../ops";
 import { TASK_INTERRUPTIBLE } from "../sched";
 import { lockRq, tryToWakeUp, unlockRq } from "../core/ttwu";
+import { newidleSkipsForWakelist } from "../core/avg_idle";
 import "./lb/load_balance";
 import { LbScanCosts, NewidleCost } from "./lb_cost";
 import { SchedBalanceRunning } from "./lb_serialize";
@@ -327,6 +328,11 @@ export class FairBalancer {
   private idleBalance(rq: Rq): void {
     const k = this.k;
     if (!k.features.NEWIDLE) return;
+    // 5.14+: a wakeup already on this CPU's wakelist ends it first (core/avg_idle.ts).
+    if (newidleSkipsForWakelist(k, rq)) {
+      bump(k.counters.other, "newidle_ttwu_pending");
+      return;
+    }
     const jiffy = jiffyNs(k);
     const modern = ERA_TRAITS[k.era].family !== "2.6";
     if (modern) {

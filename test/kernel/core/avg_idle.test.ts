@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { machineBuilder } from "../../../src/machine/builder";
-import { run } from "../../../src/kernel/ops";
+import { run, wait } from "../../../src/kernel/ops";
 import type { Kernel } from "../../../src/kernel/core/core";
 import type { Task } from "../../../src/kernel/sched";
 import { TASK_INTERRUPTIBLE } from "../../../src/kernel/sched";
@@ -70,4 +70,71 @@ test("avg_idle is capped at 2 * max_idle_balance_cost once a newidle balance too
   rq.idleStamp = 1;
   wakeFromCpu0(k, p);
   assert.equal(rq.avgIdle, 8 * sysctl, "2 * max_idle_balance_cost, not 2 * migration_cost");
+});
+
+/**
+ * CPU 1 runs `busy`, pinned, while `wakee` (pinned to CPU 1) sleeps. A waker on CPU 2, in the
+ * other LLC, queues the wakee on CPU 1's wakelist (ttwu_queue_cond: different caches) and CPU 1
+ * is notified by an IPI still in flight when `busy` blocks at the same instant. CPU 3 holds two
+ * hogs so the root domain is overloaded, and CPU 1's avg_idle is high enough for every level of
+ * the newidle walk (the hogs are pinned there, so the walk pulls nothing).
+ */
+function blockWithWakelistPending(era: "5.10" | "5.19"): {
+  k: Kernel;
+  newidlePasses: () => number;
+} {
+  const m = machineBuilder().sockets(2).cores(2).build();
+  const k = boot(m, era);
+  const pinned = (comm: string, cpu: number, program: () => Generator) =>
+    k.spawn({ comm, cpu, cpus: [cpu], program: program as never });
+  const wakee = pinned("wakee", 1, function* () {
+    for (;;) yield wait();
+  });
+  k.runUntil(T / 2);
+  const busy = pinned("busy", 1, function* () {
+    yield run(Infinity);
+  });
+  for (const c of ["hog0", "hog1"])
+    pinned(c, 3, function* () {
+      yield run(Infinity);
+    });
+  k.runUntil(T);
+  assert.equal(k.rqs[1].curr, busy);
+  assert.equal(wakee.onRq, 0, "the wakee sleeps");
+  k.thisCpu = 2;
+  tryToWakeUp(k, wakee, 0, 2, null);
+  k.chargeNs = 0;
+  k.thisCpu = -1;
+  assert.equal(k.rqs[1].ttwuPending, 1, "queued on CPU 1's wakelist, IPI in flight");
+  const passes = () =>
+    Object.entries(k.counters.balance)
+      .filter(([key]) => key.endsWith("CPU_NEWLY_IDLE"))
+      .reduce((n, [, s]) => n + s.passes, 0);
+  k.rqs[1].avgIdle = 10 * k.tunables.sched_migration_cost_ns;
+  busy.state = TASK_INTERRUPTIBLE;
+  k.schedule(k.rqs[1]);
+  return { k, newidlePasses: passes };
+}
+
+test("5.19 (e5e678e4fea2, v5.14): a pending wakelist entry skips newidle_balance and its idle_stamp; the wakee's activation takes no avg_idle sample", () => {
+  const { k, newidlePasses } = blockWithWakelistPending("5.19");
+  const rq = k.rqs[1];
+  assert.equal(rq.curr, null, "switched to idle, the wakee not yet activated");
+  assert.equal(newidlePasses(), 0, "no newidle load_balance pass");
+  assert.equal(rq.idleStamp, 0, "newidle_balance returned before idle_stamp = rq_clock()");
+  const before = rq.avgIdle;
+  k.runUntil(T + 100_000);
+  assert.equal(rq.ttwuPending, 0, "sched_ttwu_pending ran");
+  assert.equal(rq.avgIdle, before, "ttwu_do_wakeup: idle_stamp 0, no update_avg");
+});
+
+test("5.10 (before e5e678e4fea2): the same CPU balances and stamps, and the activation samples avg_idle", () => {
+  const { k, newidlePasses } = blockWithWakelistPending("5.10");
+  const rq = k.rqs[1];
+  assert.equal(rq.curr, null, "switched to idle (the hogs are pinned)");
+  assert.ok(newidlePasses() > 0, "newidle load_balance passes");
+  assert.equal(rq.idleStamp, rq.clockAtSchedule, "idle_stamp taken");
+  const before = rq.avgIdle;
+  k.runUntil(T + 100_000);
+  assert.notEqual(rq.avgIdle, before, "update_avg with the short idle period");
 });

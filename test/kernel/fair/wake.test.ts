@@ -421,6 +421,23 @@ test("5.6 / 5.19: recent_used_cpu is tried before scanning the LLC, and then rep
   }
 });
 
+test("5.19 (89aafd67f28c, before ae2ad293d6be in 6.5): recent_used_cpu's affinity test reads p->recent_used_cpu, already prev, so a disallowed recent CPU is chosen and select_task_rq falls back", () => {
+  const where: Record<string, number> = {};
+  for (const era of ["5.19", "6.6"] as Era[]) {
+    const k = kernel("x86-104t", era);
+    const { wakee } = wakeScenario(k, 20, 0, 1_000_000, true);
+    busyLlc(k, [0, 3, 7]); // cpu3 and cpu7 idle (their siblings busy), cpu20 busy
+    k.runUntil(500_000);
+    wakeState(k).setRecentUsedCpu(wakee, 7); // it last ran on cpu7 ...
+    wakee.setAffinity(k.rqs.map((_, c) => c).filter((c) => c !== 7)); // ... and may no longer
+    k.runUntil(2_000_000);
+    where[era] = wakee.cpu;
+  }
+  // 5.19 tests prev (cpu20, allowed) and returns cpu7; select_fallback_rq then takes the first
+  // allowed CPU of the node, cpu0, the waker's. 6.6 tests cpu7 itself and scans on to cpu3.
+  assert.deepEqual(where, { "5.19": 0, "6.6": 3 });
+});
+
 test("hooks: a patch can replace select_idle_sibling and wake_affine", () => {
   const keepPrev = patch("always prev").replace("fair.select_idle_sibling", (ctx) => ctx.prev);
   const k = kernel("xeon-x5472", "4.8", { patches: [keepPrev] });

@@ -334,7 +334,9 @@ export function selectIdleSibling5x(ctx: SelectIdleSiblingCtx): number {
     prevAff = prev;
   }
   // Check a recently used CPU as a potential idle candidate (replaced by prev: 5.12+ always,
-  // 5.6 only when it is used).
+  // 5.6 only when it is used). From 89aafd67f28c (5.12) the affinity test reads
+  // p->recent_used_cpu, which is prev by then, so 5.19 may return a CPU p may not use and
+  // select_task_rq falls back; Miaohe Lin's ae2ad293d6be (v6.5) tests recent_used_cpu.
   let recent = st.recentUsedCpu(p);
   if (late) st.setRecentUsedCpu(p, prev);
   if (
@@ -343,7 +345,7 @@ export function selectIdleSibling5x(ctx: SelectIdleSiblingCtx): number {
     recent !== target &&
     cpusShareCache(k, recent, target) &&
     idleOrSchedIdle(k, recent) &&
-    p.cpusAllowed[recent] &&
+    p.cpusAllowed[late && !st.recentMaskFixed ? prev : recent] &&
     (!asym || asymFitsCpu(k, util, recent))
   ) {
     if (!late) st.setRecentUsedCpu(p, prev);
