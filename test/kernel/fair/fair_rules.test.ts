@@ -449,3 +449,51 @@ test("2.6.29 check_preempt_wakeup: buddies on every check, none for SCHED_IDLE t
     last: "curr",
   });
 });
+
+test("pick_next_task_fair / put_prev_task_fair: the pick leaves the tree as curr; 4.16+ moves it to the head of cfs_tasks", () => {
+  for (const era of ["4.8", "5.10"] as Era[]) {
+    const k = kernel(era);
+    k.runUntil(5_000_000);
+    const rq = k.rqs[3];
+    const cfs = rq.cfs;
+    assert.equal(k.fair.pickNextTask(rq), null, `${era}: empty`);
+    const a = entity(cfs.minVruntime, NICE_0_LOAD, false);
+    const b = entity(cfs.minVruntime + 1_000_000, NICE_0_LOAD, false);
+    k.fair.enqueueTask(rq, a, 0);
+    k.fair.enqueueTask(rq, b, 0);
+    assert.deepEqual(cfs.tasks, [b, a]);
+    a.se.sumExecRuntime = 777;
+    assert.equal(k.fair.pickNextTask(rq), a);
+    assert.equal(cfs.curr, a);
+    assert.deepEqual(cfs.queue, [b], `${era}: curr is not kept in the tree`);
+    assert.deepEqual([a.se.prevSumExecRuntime, a.se.execStart], [777, k.now]);
+    assert.deepEqual(cfs.tasks, era === "5.10" ? [a, b] : [b, a], era);
+    k.fair.putPrevTask(rq, b);
+    assert.deepEqual([cfs.curr, cfs.queue], [a, [b]], `${era}: b is not curr: nothing`);
+    k.fair.putPrevTask(rq, a);
+    assert.deepEqual([cfs.curr, cfs.queue], [null, [a, b]], `${era}: back in the tree`);
+    assert.equal(k.fair.pickNextTask(rq), a);
+    a.se.onRq = false; // as after a dequeue of the running task
+    k.fair.putPrevTask(rq, a);
+    assert.deepEqual([cfs.curr, cfs.queue], [null, [b]], `${era}: not queued: not reinserted`);
+  }
+});
+
+test("PELT on enqueue: none in 2.6.29; 4.x also keeps runnable_load_avg; migration keeps the vruntime from 6.6 (EEVDF)", () => {
+  for (const era of ["2.6.29", "4.8", "5.10"] as Era[]) {
+    const k = kernel(era);
+    k.runUntil(5_000_000);
+    const rq = k.rqs[3];
+    const before = { ...rq.cfs.avg };
+    k.fair.enqueueTask(rq, entity(rq.cfs.minVruntime, NICE_0_LOAD, false), 0);
+    const updated = rq.cfs.avg.lastUpdateTime !== before.lastUpdateTime;
+    assert.equal(updated, era !== "2.6.29", `${era}: cfs_rq load average updated`);
+    assert.equal(rq.cfs.runnableLoad !== null, era === "4.8", `${era}: runnable_load_avg`);
+  }
+  const k = kernel("6.19");
+  const [from, to] = [k.rqs[0], k.rqs[1]];
+  to.cfs.minVruntime = 5_000_000;
+  const p = entity(1_300_000, NICE_0_LOAD, false);
+  k.fair.migrateTaskRq(p, from, to, false);
+  assert.equal(p.se.vruntime, 1_300_000);
+});
