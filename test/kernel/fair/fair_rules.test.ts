@@ -184,7 +184,7 @@ test("check_preempt_tick: the slice, then (3.x+) min_granularity and the lead ov
     const k = kernel(era);
     const t = k.cfsTiming;
     const curr = entity(0);
-    const left = entity(0);
+    const left = entity(1_000_000_000); // the lead is a difference: not from vruntime 0
     const tick = (ran: number, lead: number, queue = [left]) => {
       const cfs = cfsOf(queue, curr);
       cfs.next = curr;
@@ -291,6 +291,7 @@ test("task_tick_fair: no preemption check with curr alone on the queue", () => {
   k.runUntil(200_000_000); // far past any slice
   assert.equal(rq.curr, p);
   rq.needResched = false;
+  p.se.prevSumExecRuntime = 0; // far past its slice
   k.fair.taskTick(rq, p);
   assert.equal(rq.needResched, false);
   k.fair.enqueueTask(rq, entity(p.se.vruntime - 1, NICE_0_LOAD, false), 0);
@@ -412,6 +413,10 @@ test("check_preempt_wakeup: preemption beyond wakeup_gran; next (and, at sched_n
     last: null,
   });
   assert.equal(wakeupCheck("4.8", 8, { lead: big, policy: "idle" }).resched, false);
+  assert.equal(
+    wakeupCheck("4.8", 8, { lead: 0, currPolicy: "idle", policy: "idle" }).resched,
+    false,
+  );
   assert.equal(wakeupCheck("4.8", 8, { lead: big, policy: "batch" }).resched, false);
   assert.equal(
     wakeupCheck("4.8", 2, { lead: big, features: { WAKEUP_PREEMPTION: false } }).resched,
@@ -496,4 +501,16 @@ test("PELT on enqueue: none in 2.6.29; 4.x also keeps runnable_load_avg; migrati
   const p = entity(1_300_000, NICE_0_LOAD, false);
   k.fair.migrateTaskRq(p, from, to, false);
   assert.equal(p.se.vruntime, 1_300_000);
+});
+
+test("check_preempt_wakeup under an RT curr: no decision and no buddies (the RT class runs)", () => {
+  const k = kernel("2.6.29");
+  k.spawn({ comm: "r", cpu: 1, cpus: [1], policy: "fifo", rtPriority: 10, program: forever });
+  k.runUntil(1_000_000);
+  const rq = k.rqs[1];
+  const p = entity(rq.cfs.minVruntime - 1_000_000_000, NICE_0_LOAD, false);
+  k.fair.enqueueTask(rq, p, 0);
+  rq.needResched = false;
+  k.fair.checkPreemptCurr(rq, p);
+  assert.deepEqual([rq.needResched, rq.cfs.next, rq.cfs.last], [false, null, null]);
 });
