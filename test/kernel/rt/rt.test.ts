@@ -6,9 +6,7 @@ import { preset } from "../../../src/index";
 import type { Era } from "../../../src/index";
 import { run, sleep } from "../../../src/kernel/ops";
 import type { Kernel } from "../../../src/kernel/core/core";
-import type { Task } from "../../../src/kernel/sched";
-import { convertPrio, rqCpupriPrio } from "../../../src/kernel/rt/cpupri";
-import { MAX_RT_PRIO } from "../../../src/kernel/prio";
+import { checkRt } from "./rt_check";
 import { findLowestRq } from "../../../src/kernel/rt/select";
 import { boot } from "../boot";
 
@@ -20,44 +18,6 @@ const hog = function* () {
 function kernel(era: Era, machine = "core2-2x2"): Kernel {
   const m = preset(machine);
   return boot(m, era);
-}
-
-/** Every RT invariant the push/pull code relies on. */
-function checkRt(k: Kernel): void {
-  const rd = k.rt.rd;
-  let rto = 0;
-  for (const rq of k.rqs) {
-    const rt = rq.rt;
-    const queued = rt.queues.flat();
-    const at = `t=${k.now} cpu${rq.cpu}`;
-    assert.equal(rt.rtNrRunning, queued.length, `${at}: rt_nr_running`);
-    assert.equal(
-      rt.rtNrMigratory,
-      queued.filter((t) => t.nrCpusAllowed > 1).length,
-      `${at}: rt_nr_migratory`,
-    );
-    const best = queued.reduce((m, t) => Math.min(m, t.prio), MAX_RT_PRIO);
-    assert.equal(rt.highestPrio, best, `${at}: highest_prio.curr`);
-    if (rq.online)
-      assert.equal(
-        rd.cpupri.level(rq.cpu),
-        convertPrio(rd.cpupri.numbering, rqCpupriPrio(rd.cpupri.numbering, best)),
-        `${at}: cpupri level`,
-      );
-    assert.equal(rt.overloaded, rt.rtNrRunning > 1 && rt.rtNrMigratory > 0, `${at}: overloaded`);
-    assert.equal(rd.rtoMask[rq.cpu], rt.overloaded ? 1 : 0, `${at}: rto_mask`);
-    rto += rd.rtoMask[rq.cpu];
-    const pushable = queued.filter((t) => t !== rq.curr && t.nrCpusAllowed > 1);
-    assert.deepEqual(
-      new Set(rt.pushable),
-      new Set(pushable),
-      `${at}: pushable = queued, not running, migratable`,
-    );
-    for (let i = 1; i < rt.pushable.length; i++)
-      assert.ok(rt.pushable[i - 1].prio <= rt.pushable[i].prio, `${at}: plist order`);
-    for (const t of queued) assert.equal(t.cpu, rq.cpu, `${at}: ${t.comm} queued on the wrong rq`);
-  }
-  assert.equal(rd.rtoCount, rto, "rto_count");
 }
 
 test("pushable plist, migratory count, overload and rto_mask follow enqueue, pick and dequeue", () => {
@@ -167,48 +127,5 @@ test("find_lowest_rq: the first CPU of the nearest wake-affine domain (3.19), sp
     k.runUntil(2 * MS);
     const picks = [0, 1, 2].map(() => findLowestRq(k, w, 0));
     assert.deepEqual(picks, era === "3.19" ? [1, 1, 1] : [1, 2, 3], era);
-  }
-});
-
-test("bookkeeping holds through a busy mix of RT priorities and CFS on 48 CPUs", () => {
-  for (const era of ["3.19", "4.8", "6.19"] as const) {
-    const k = kernel(era, "numa-2x12x2");
-    const tasks: Task[] = [];
-    const prios = [10, 20, 30];
-    for (let i = 0; i < 60; i++) {
-      const cpus = i % 7 === 0 ? [i % 48] : undefined;
-      tasks.push(
-        k.spawn({
-          comm: `rt${i}`,
-          policy: i % 5 === 0 ? "rr" : "fifo",
-          rtPriority: prios[i % 3],
-          cpu: i % 48,
-          cpus,
-          program: function* (t) {
-            for (;;) {
-              yield run(50_000 + Math.floor(t.random() * 400_000));
-              yield sleep(100_000 + Math.floor(t.random() * 1_500_000));
-            }
-          },
-        }),
-      );
-    }
-    for (let i = 0; i < 24; i++) k.spawn({ comm: `cfs${i}`, program: hog, cpu: (i * 2) % 48 });
-    for (let t = 10 * MS; t <= 200 * MS; t += 10 * MS) {
-      k.runUntil(t);
-      k.checkInvariants();
-      checkRt(k);
-    }
-    assert.ok(
-      tasks.every((t) => t.se.sumExecRuntime > 0),
-      `${era}: every RT task ran`,
-    );
-    assert.ok(
-      (k.counters.wakePlacement.rt_lowest ?? 0) > 0,
-      `${era}: wakeups were placed by find_lowest_rq`,
-    );
-    const pullish =
-      (k.counters.other.rt_pull_attempt ?? 0) + (k.counters.other.rt_tell_cpu_to_push ?? 0);
-    assert.ok(pullish > 0, `${era}: CPUs going idle looked for RT work`);
   }
 });
