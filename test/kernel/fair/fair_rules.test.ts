@@ -324,7 +324,7 @@ test("yield_task_fair: nothing with one task; 2.6.29 SCHED_BATCH goes behind the
   assert.equal(curr.se.vruntime, v, "already right of the rightmost: unchanged");
 });
 
-test("post_init_entity_util_avg (4.8): half the spare capacity, or the weight share of the cfs_rq's util", () => {
+test("post_init_entity_util_avg: half the spare capacity, or the weight share of the cfs_rq's util (in 4.8, 1024 times too big)", () => {
   for (const era of ["4.8", "5.10"] as Era[]) {
     const k = kernel(era);
     const rq = k.rqs[1];
@@ -340,7 +340,10 @@ test("post_init_entity_util_avg (4.8): half the spare capacity, or the weight sh
     };
     const rf = era === "5.10"; // 5.7+: runnable_avg starts at util_avg
     assert.deepEqual(init(0, 0), [cap / 2, rf ? cap / 2 : 3], `${era}: idle cfs_rq`);
-    assert.deepEqual(init(200, 1023), [200, rf ? 200 : 3], `${era}: the weight share`);
+    // 4.8 scales by se->load.weight in the 20-bit fixed point of 64-bit kernels (2159197d6677,
+    // v4.7): the share is 1024 times too big and always capped at half the spare capacity
+    const share = era === "4.8" ? Math.floor((cap - 200) / 2) : 200;
+    assert.deepEqual(init(200, 1023), [share, rf ? share : 3], `${era}: the weight share`);
     const spare = Math.floor((cap - 600) / 2);
     assert.deepEqual(init(600, 100), [spare, rf ? spare : 3], `${era}: capped at half the spare`);
     assert.deepEqual(init(cap, 100), [7, rf ? 7 : 3], `${era}: no spare capacity`);
