@@ -442,23 +442,52 @@ test("load_balance v6.19: SD_SERIALIZE takes sched_balance_running once per pass
   assert.equal(free.res.outcome.kind, "moved");
 });
 
-test("era dispatch: 2.6.29 need_active_balance is nr_balance_failed > cache_nice_tries + 2", () => {
+test("era dispatch: each family's find_busiest_group/queue and need_active_balance", () => {
   const { sd } = mc();
   sd.cacheNiceTries = 1;
-  const rqs = [rq(0, []), rq(1, hogs(1)), rq(2, hogs(2)), rq(3, [])];
+  const rqs = [rq(0, []), rq(1, []), rq(2, hogs(2)), rq(3, hogs(1))];
   const e = env({ era: "2.6.29", sd, dstCpu: 0, idle: "CPU_IDLE", rqs });
+  // 2.6.29 need_active_balance: nr_balance_failed > cache_nice_tries + 2
   sd.nrBalanceFailed = 3;
   assert.equal(needActiveBalance({ env: e }), false);
   sd.nrBalanceFailed = 4;
   assert.equal(needActiveBalance({ env: e }), true);
-  // the 4.x rule differs at the same count on an idle CPU (4.8: > cache_nice_tries + 2 too, but
-  // only after the asym/capacity tests); the dispatch reaches each family's code
+  // 2.6.29: max_pull = min(1536 - 768, 1536 - 1024) = 512 per 1024 of power; imbalance =
+  // min(512 * 2048, 768 * 2048) / 1024 = 1024 (4.8's calculate_imbalance gives 1536 here)
   const fbg = findBusiestGroup({ env: e });
-  assert.equal(fbg.balanced, false); // 2.6.29: 2 tasks vs none, imbalance from weights
-  if (!fbg.balanced) assert.deepEqual(fbg.busiestGroup.cpus, [2, 3]);
-  assert.equal(findBusiestQueue({ env: e, group: sd.groups[1] })?.cpu, 2);
-  const e48 = env({ era: "4.8", sd, dstCpu: 0, idle: "CPU_IDLE", rqs });
-  assert.equal(findBusiestQueue({ env: e48, group: sd.groups[1] })?.cpu, 2);
+  assert.equal(fbg.balanced, false);
+  if (!fbg.balanced) {
+    assert.deepEqual(fbg.busiestGroup.cpus, [2, 3]);
+    assert.equal(fbg.imbalance, 1024);
+  }
+  // find_busiest_queue: 2.6.29 takes the largest load, 4.8 the largest runnable load per
+  // capacity, 5.7+ the largest cfs load_avg per capacity ("sched/fair: Replace runnable_load_avg
+  // by load_avg", v5.7; 5.6 is left out: it still read cpu_runnable_load, see docs/mutation.md)
+  const q = [
+    rq(0, []),
+    rq(1, []),
+    rq(2, hogs(2), { cpuCapacity: 512, runnableLoadAvg: 2048, cfsLoadAvg: 100 }),
+    rq(3, hogs(3), { runnableLoadAvg: 3072, cfsLoadAvg: 3072 }),
+  ];
+  const fbq = (era: Era) => {
+    const x = env({ era, sd, dstCpu: 0, idle: "CPU_IDLE", rqs: q });
+    x.imbalance = 1024;
+    return findBusiestQueue({ env: x, group: sd.groups[1] })?.cpu;
+  };
+  assert.equal(fbq("2.6.29"), 3);
+  assert.equal(fbq("4.8"), 2);
+  assert.equal(fbq("5.19"), 3);
+  // migrate_misfit is a reason for an active balance from 5.x only
+  sd.nrBalanceFailed = 0;
+  for (const [era, want] of [
+    ["4.8", false],
+    ["5.6", true],
+  ] as const) {
+    const x = env({ era, sd, dstCpu: 0, idle: "CPU_IDLE", rqs: q });
+    x.srcCpu = 2;
+    x.migrationType = "migrate_misfit";
+    assert.equal(needActiveBalance({ env: x }), want, era);
+  }
 });
 
 test("domainSpanning: the first domain of the target whose span holds the busiest CPU", () => {
