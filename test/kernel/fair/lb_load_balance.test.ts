@@ -547,3 +547,44 @@ test("the balancer's hooks are registered with their defaults and the descriptio
     assert.equal(new Hooks("6.19").get(name), LB_HOOK_DEFAULTS[name], name);
   }
 });
+
+test("2.6.29 load_balance_newidle: a balanced pass resets nr_balance_failed and leaves the interval to its caller", () => {
+  const { sd } = mc();
+  sd.nrBalanceFailed = 2;
+  sd.balanceInterval = 4;
+  const rqs = [rq(0, []), rq(1, hogs(1)), rq(2, hogs(1)), rq(3, [])];
+  const res = loadBalance(env({ era: "2.6.29", sd, dstCpu: 0, idle: "CPU_NEWLY_IDLE", rqs }));
+  assert.equal(res.decision.balanced, true);
+  assert.equal(sd.nrBalanceFailed, 0);
+  assert.equal(sd.balanceInterval, 4);
+});
+
+test("load_balance: a failed pass keeps balancing the levels above; the 2.6.29 stopper asks the hook table", () => {
+  const rqs = [rq(0, []), rq(1, hogs(1)), rq(2, hogs(1)), rq(3, [])];
+  const failed = run({
+    sd: mc().sd,
+    rqs,
+    stubs: { fbg: unbalanced(1), fbq: () => rqs[2], need: false },
+  });
+  assert.equal(failed.res.outcome.kind, "failed");
+  assert.equal(failed.res.continueBalancing, true);
+  // the stopper's can_migrate_task is the hook in force (here: refuse everything)
+  const { sd } = mc();
+  const free = { ...task(), running: false };
+  const two = rq(2, [], { nrRunning: 2, cfsHNrRunning: 1, cfsTasks: [free], idle: false });
+  const refuse: LbHookLookup = {
+    get: <K extends keyof LbHookSignatures>(name: K) =>
+      (name === "fair.can_migrate_task"
+        ? () => false
+        : LB_HOOK_DEFAULTS[name]) as LbHookSignatures[K],
+  };
+  const e = env({
+    era: "2.6.29",
+    sd,
+    dstCpu: 0,
+    idle: "CPU_IDLE",
+    rqs: [rqs[0], rqs[1], two],
+    hooks: refuse,
+  });
+  assert.equal(activeLoadBalanceCpuStop(e, two), null);
+});
