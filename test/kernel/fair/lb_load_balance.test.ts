@@ -30,7 +30,7 @@ import {
   type MigrationType,
 } from "../../../src/kernel/fair/lb/types";
 import { SD_SERIALIZE, type SchedDomain } from "../../../src/kernel/topology/sched_domain";
-import { BASE_FLAGS, domain, env, group, hogs, rq, task } from "./lb_fixtures";
+import { BASE_FLAGS, NOW, domain, env, group, hogs, rq, task } from "./lb_fixtures";
 import type { CpuIdleType } from "../../../src/kernel/fair/lb/types";
 
 interface Stubs {
@@ -587,4 +587,25 @@ test("load_balance: a failed pass keeps balancing the levels above; the 2.6.29 s
     hooks: refuse,
   });
   assert.equal(activeLoadBalanceCpuStop(e, two), null);
+});
+
+test("active_load_balance_cpu_stop: a cache-hot task goes from v5.13 (LBF_ACTIVE_LB), not before without failures", () => {
+  for (const [era, moves] of [
+    ["4.8", false],
+    ["5.10", false],
+    ["5.19", true],
+  ] as const) {
+    const { sd } = mc();
+    sd.nrBalanceFailed = 0;
+    const hot = { ...task({ execStart: NOW - 1000 }), running: false };
+    const busiest = rq(2, [], { nrRunning: 2, cfsHNrRunning: 1, cfsTasks: [hot], idle: false });
+    const e = env({
+      era,
+      sd,
+      dstCpu: 0,
+      idle: "CPU_NOT_IDLE",
+      rqs: [rq(0, []), rq(1, []), busiest, rq(3, [])],
+    });
+    assert.equal(activeLoadBalanceCpuStop(e, busiest)?.task.pid === hot.pid, moves, era);
+  }
 });
