@@ -129,6 +129,7 @@ test("load_balance: LBF_NEED_BREAK returns to more_balance, loop_max = min(sched
   assert.equal(res.migrations.length, 36);
   assert.equal(res.flags & 0x02, 0); // LBF_NEED_BREAK cleared
   assert.equal(res.outcome.kind, "moved");
+  assert.equal(res.continueBalancing, true);
   // sched_nr_migrate 8 below nr_running 10: at most 8 tasks examined, so at most 8 moved
   const rqs2 = [rq(0, []), rq(1, hogs(1)), rq(2, cold(10)), rq(3, [])];
   const small = run({
@@ -245,6 +246,25 @@ test("load_balance: after the redo, the next busiest queue's tasks move (loop co
   if (!res.decision.balanced) assert.equal(res.decision.busiestCpu, 3);
 });
 
+test("load_balance 4.8: out_all_pinned skips out_balanced's clearing of the parent's sgc->imbalance", () => {
+  const rqs = [
+    rq(0, []),
+    rq(1, hogs(1)),
+    rq(2, cold(3, new Set([2]))),
+    rq(3, cold(3, new Set([3]))),
+  ];
+  const { sd, parent } = mc();
+  parent.groups[0].imbalance = true;
+  const { res } = run({
+    era: "4.8",
+    sd,
+    rqs,
+    stubs: { fbg: unbalanced(2, "migrate_load"), fbq: firstBusy(rqs) },
+  });
+  assert.deepEqual(res.decision, { balanced: true, reason: "all_pinned" });
+  assert.equal(parent.groups[0].imbalance, true);
+});
+
 for (const [era, keeps] of [
   ["5.6", true],
   ["4.8", false],
@@ -317,9 +337,12 @@ test("load_balance: should_we_balance stops this level and the ones above", () =
 
 test("load_balance: no busiest queue is balanced; a lone task moves nothing and counts a failure", () => {
   const rqs = [rq(0, []), rq(1, hogs(1)), rq(2, hogs(1)), rq(3, [])];
-  const none = run({ sd: mc().sd, rqs, stubs: { fbg: unbalanced(1), fbq: () => null } });
+  const m0 = mc();
+  m0.parent.groups[0].imbalance = true;
+  const none = run({ sd: m0.sd, rqs, stubs: { fbg: unbalanced(1), fbq: () => null } });
   assert.deepEqual(none.res.decision, { balanced: true, reason: "no_busiest_queue" });
   assert.equal(none.res.continueBalancing, true);
+  assert.equal(m0.parent.groups[0].imbalance, false); // goto out_balanced
   const { sd } = mc();
   const lone = run({
     sd,
@@ -412,9 +435,11 @@ test("load_balance v6.19: SD_SERIALIZE takes sched_balance_running once per pass
   assert.equal(ser.res.outcome.kind, "moved"); // after an all-pinned redo
   assert.equal(tries, 1);
   // held by another CPU: balanced, and the levels above still balance
+  const mh = mc(0, { flags: BASE_FLAGS | SD_SERIALIZE });
+  mh.parent.groups[0].imbalance = true;
   const held = run({
     era: "6.19",
-    sd: mc(0, { flags: BASE_FLAGS | SD_SERIALIZE }).sd,
+    sd: mh.sd,
     rqs,
     stubs: { fbg: unbalanced(2), fbq: firstBusy(rqs) },
     tune: (e) => {
@@ -423,6 +448,7 @@ test("load_balance v6.19: SD_SERIALIZE takes sched_balance_running once per pass
   });
   assert.deepEqual(held.res.decision, { balanced: true, reason: "sched_balance_running" });
   assert.equal(held.res.continueBalancing, true);
+  assert.equal(mh.parent.groups[0].imbalance, false); // goto out_balanced
   assert.equal(held.res.migrations.length, 0);
   // a domain without SD_SERIALIZE does not ask
   let asked = 0;
