@@ -16,7 +16,7 @@ import type { Era } from "../../../src/kernel/features";
 import type { Kernel } from "../../../src/kernel/core/core";
 import type { Task } from "../../../src/kernel/sched";
 import { WF_EXEC, WF_FORK, WF_SYNC, WF_TTWU } from "../../../src/kernel/sched";
-import { SD_BALANCE_WAKE } from "../../../src/kernel/topology/sched_domain";
+import { SD_BALANCE_WAKE, SD_LOAD_BALANCE } from "../../../src/kernel/topology/sched_domain";
 import { wakeState } from "../../../src/kernel/fair/wake/common";
 import {
   selectIdleSibling5x,
@@ -410,4 +410,62 @@ test("select_task_rq_fair (5.x): fork records recent_used_cpu; a waker CPU the t
   );
   assert.equal(added.length, 1);
   assert.ok(added[0].startsWith("idlest_"), added[0]);
+});
+
+test("select_idle_cpu needs the waking CPU's sd_llc: from a CPU alone in its LLC (this_sd NULL) there is no scan", () => {
+  // cpu4 is the only online CPU of package 1, so it has no sd_llc.
+  const m = machineBuilder()
+    .sockets(2)
+    .cores(4)
+    .threads(2)
+    .llc("package")
+    .offline([5, 6, 7, 12, 13, 14, 15])
+    .build();
+  for (const era of ["5.6", "5.19"] as Era[]) {
+    const k = boot(m, era);
+    assert.equal(k.domains.sdLlc[4], null);
+    const p = k.spawn({
+      comm: "p",
+      cpu: 1,
+      program: function* () {
+        for (;;) yield wait();
+      },
+    });
+    k.runUntil(1_000_000);
+    const st = wakeState(k);
+    st.hasIdleCores.fill(0);
+    st.setRecentUsedCpu(p, -1);
+    k.rqs[4].avgIdle = 1e9;
+    k.rqs[4].wakeAvgIdle = 1e9;
+    llc0BusyBut(k, 2);
+    assert.equal(sis(k, p, 4, 0, 4), 0, `${era}: target kept, cpu2 not found`);
+    assert.equal(sis(k, p, 4, 0, 0), 2, `${era}: from cpu0 the scan finds cpu2`);
+  }
+});
+
+test("5.19 SIS_PROP: an rq whose wake_avg_idle is 0 is not aged (the loop also tests wake_avg_idle)", () => {
+  const { k, p } = setup("5.19");
+  const rq = k.rqs[0];
+  const now = Math.floor(k.now / k.tickNs);
+  rq.wakeAvgIdle = 0;
+  rq.wakeStamp = now - 3;
+  llc0BusyBut(k, 3);
+  busy(k, 4);
+  assert.equal(sis(k, p, 4, 0), 3);
+  assert.equal(rq.wakeStamp, now - 3, "wake_stamp left behind");
+  rq.wakeAvgIdle = 8;
+  sis(k, p, 4, 0);
+  assert.equal(rq.wakeStamp, now, "aged to now while there was idle time to halve");
+});
+
+test("5.6 select_task_rq_fair: the domain walk stops at a domain without SD_LOAD_BALANCE (no wake_affine above it)", () => {
+  const { k, p } = setup("5.6");
+  busy(k, 0, 4);
+  const top = k.domains.domains[0].at(-1)!;
+  top.flags &= ~SD_LOAD_BALANCE;
+  const c = selectTaskRqFair5x({ k, p, prevCpu: 4, wakerCpu: 0, wakeFlags: WF_TTWU | WF_SYNC });
+  assert.equal(k.domains.sdLlcId[c], 4, `no affine pull into the waker's LLC: cpu${c}`);
+  top.flags |= SD_LOAD_BALANCE;
+  const d = selectTaskRqFair5x({ k, p, prevCpu: 4, wakerCpu: 0, wakeFlags: WF_TTWU | WF_SYNC });
+  assert.equal(k.domains.sdLlcId[d], 0, `affine: cpu${d}`);
 });
