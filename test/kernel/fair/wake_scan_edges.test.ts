@@ -226,3 +226,48 @@ test("5.6: after an affine wakeup the waker records the waking CPU as its recent
   assert.equal(wakeState(k).recentUsedCpu(waker), 0);
   k.rqs[0].curr = null;
 });
+
+test("more scan edges: a failed 5.6 core scan returns -1; SIS_UTIL's nr == 1 ends the scan before the core search; a core scan leaves wake_avg_idle alone; a target without sd_llc is returned", () => {
+  // 5.6: hint set but no whole idle core: select_idle_cpu then finds cpu2 (not an idle-core answer)
+  let { k, p } = setup("5.6");
+  k.rqs[0].avgIdle = 1e9;
+  llc0BusyBut(k, 2);
+  wakeState(k).hasIdleCores[0] = 1;
+  assert.equal(sis(k, p, 0, 0), 2);
+  // 6.19: an overloaded LLC (nr_idle_scan 0) is not scanned even with an idle core known
+  ({ k, p } = setup("6.19"));
+  for (const c of k.domains.sdLlc[0]!.span) k.rqs[c].cfs.avg.utilAvg = 900;
+  llc0BusyBut(k, 2, 10);
+  busy(k, 4);
+  wakeState(k).hasIdleCores[0] = 1;
+  wakeState(k).nrIdleScanAt.fill(-Infinity);
+  assert.equal(sis(k, p, 4, 0), 0);
+  // 5.19: a scan for idle cores (no SIS_PROP depth) does not debit wake_avg_idle
+  ({ k, p } = setup("5.19"));
+  k.rqs[0].wakeAvgIdle = 5000;
+  k.rqs[0].wakeStamp = Math.floor(k.now / k.tickNs);
+  llc0BusyBut(k, 1);
+  busy(k, 4);
+  wakeState(k).hasIdleCores[0] = 1;
+  assert.equal(sis(k, p, 4, 0), 1);
+  assert.equal(k.rqs[0].wakeAvgIdle, 5000);
+  // target alone in its package (no sd_llc): target, busy or not
+  const m = machineBuilder()
+    .sockets(2)
+    .cores(4)
+    .threads(2)
+    .llc("package")
+    .offline([5, 6, 7, 12, 13, 14, 15])
+    .build();
+  const k2 = boot(m, "5.19");
+  const q = k2.spawn({
+    comm: "q",
+    cpu: 1,
+    program: function* () {
+      for (;;) yield wait();
+    },
+  });
+  k2.runUntil(1_000_000);
+  busy(k2, 0, 4);
+  assert.equal(sis(k2, q, 0, 4, 4), 4);
+});
