@@ -227,50 +227,43 @@ test("WakeState: recent_used_cpu per pid (beyond the first table too), scan gene
   assert.equal(wakeState(k), st, "one state per kernel");
 });
 
+/** The one counter key `f` adds to. */
+function keyAdded(counters: Record<string, number>, f: () => void): string {
+  const before = { ...counters };
+  f();
+  const keys = Object.keys(counters).filter((key) => counters[key] !== (before[key] ?? 0));
+  assert.equal(keys.length, 1);
+  return keys[0];
+}
+
 test("placement counters: select_idle_sibling's reason when its answer was taken, else prev / affine / other, _busy when not idle", () => {
   const k = boot(box(), "5.19");
   const st = wakeState(k);
-  const count = (cpu: number, prev: number, thisCpu: number) => {
-    countWakePlacement(k, st, cpu, prev, thisCpu);
-    assert.equal(st.sisReason, null, "the reason is consumed");
-  };
+  const c = k.counters.wakePlacement;
+  const count = (cpu: number, prev: number, thisCpu: number) =>
+    keyAdded(c, () => {
+      countWakePlacement(k, st, cpu, prev, thisCpu);
+      assert.equal(st.sisReason, null, "the reason is consumed");
+    });
   st.noteSis("idle_core", 5);
-  count(5, 1, 2);
+  assert.equal(count(5, 1, 2), "idle_core");
   st.noteSis("idle_core", 5);
-  count(6, 1, 2); // another CPU was chosen: not the reason
-  count(1, 1, 2);
+  assert.equal(count(6, 1, 2), "other_idle", "another CPU was chosen: not the reason");
+  assert.equal(count(1, 1, 2), "prev");
   k.rqs[1].nrRunning = 1;
-  count(1, 1, 2);
-  count(2, 1, 2);
+  assert.equal(count(1, 1, 2), "prev_busy");
+  assert.equal(count(2, 1, 2), "affine");
   k.rqs[2].nrRunning = 1;
-  count(2, 1, 2);
+  assert.equal(count(2, 1, 2), "affine_busy");
   k.rqs[7].nrRunning = 1;
-  count(7, 1, 2);
-  assert.deepEqual(k.counters.wakePlacement, {
-    idle_core: 1,
-    other_idle: 1,
-    prev: 1,
-    prev_busy: 1,
-    affine: 1,
-    affine_busy: 1,
-    other: 1,
-  });
+  assert.equal(count(7, 1, 2), "other");
   const k2 = boot(box(), "5.19");
-  for (const [flag, cpu] of [
-    [SD_BALANCE_WAKE, 1],
-    [SD_BALANCE_WAKE, 0],
-    [SD_BALANCE_FORK, 1],
-    [SD_BALANCE_FORK, 0],
-    [SD_BALANCE_EXEC, 1],
-    [SD_BALANCE_EXEC, 0],
-  ])
-    countIdlestPlacement(k2, flag, cpu, 0);
-  assert.deepEqual(k2.counters.wakePlacement, {
-    idlest_group: 1,
-    idlest_local: 1,
-    fork_idlest_group: 1,
-    fork_local: 1,
-    exec_idlest_group: 1,
-    exec_local: 1,
-  });
+  const idlest = (flag: number, cpu: number) =>
+    keyAdded(k2.counters.wakePlacement, () => countIdlestPlacement(k2, flag, cpu, 0));
+  assert.equal(idlest(SD_BALANCE_WAKE, 1), "idlest_group");
+  assert.equal(idlest(SD_BALANCE_WAKE, 0), "idlest_local");
+  assert.equal(idlest(SD_BALANCE_FORK, 1), "fork_idlest_group");
+  assert.equal(idlest(SD_BALANCE_FORK, 0), "fork_local");
+  assert.equal(idlest(SD_BALANCE_EXEC, 1), "exec_idlest_group");
+  assert.equal(idlest(SD_BALANCE_EXEC, 0), "exec_local");
 });

@@ -270,4 +270,5 @@ test("more scan edges: a failed 5.6 core scan returns -1; SIS_UTIL's nr == 1 end
   k2.runUntil(1_000_000);
   busy(k2, 0, 4);
   assert.equal(sis(k2, q, 0, 4, 4), 4);
+  assert.equal(sis(k2, q, 0, 4, 0), 4, "woken from cpu0, which has an sd_llc");
 });
