@@ -31,6 +31,12 @@ export interface EraTraits {
    * v4.11 (a481db34b9be): weighted entity sums over LOAD_AVG_MAX (fair/pelt_v48.ts).
    */
   readonly pelt43: boolean;
+  /**
+   * cfs_rq->runnable_load_avg, the PELT load of the queued entities only, kept beside load_avg
+   * (v3.8 ... v5.6; "sched/fair: Replace runnable_load_avg by load_avg", v5.7, removed it). 4.x
+   * weighted_cpuload() and 5.x cpu_runnable_load() read it.
+   */
+  readonly runnableLoadAvg: boolean;
   /** The idle-core tracking of select_idle_sibling (sd_llc_shared->has_idle_cores, v4.9+). */
   readonly idleCores: boolean;
   /** pick_next_task_fair moves the picked task to the head of cfs_tasks (v4.16+). */
@@ -70,6 +76,7 @@ function traits(version: readonly [number, number], family: Family): EraTraits {
     family,
     pelt: at(3, 8),
     pelt43: at(4, 3) && !at(4, 11),
+    runnableLoadAvg: at(3, 8) && !at(5, 7),
     idleCores: at(4, 9),
     pickMovesToFront: at(4, 16),
     runnableAvgAtFork: at(5, 7),

@@ -2,7 +2,7 @@
 // dequeue_entity_load_avg, update_load_avg, update_cfs_rq_load_avg, migrate_task_rq_fair's part,
 // init_entity_runnable_average and post_init_entity_util_avg's attach. v4.3 ... v4.10 run the
 // __update_load_avg form (pelt_v48.ts); the other PELT eras run the accumulate_sum form
-// (pelt.ts), with 3.19's runnable_load_avg kept beside it.
+// (pelt.ts), with runnable_load_avg kept beside it until v5.7 (3.19, 5.6).
 import { ERA_TRAITS, type Era } from "../features";
 import {
   DO_ATTACH,
@@ -53,7 +53,11 @@ export interface PeltForm {
   readonly postInitWeightShift: number;
 }
 
-/** pelt.ts: accumulate_sum, the 5.x divider; 3.19 also keeps runnable_load_avg. */
+/**
+ * pelt.ts: accumulate_sum, the 5.x divider. Until v5.7 the cfs_rq also keeps runnable_load_avg:
+ * its sum accrues the queued weight over the cfs_rq's own periods, and enqueue / dequeue add and
+ * remove the entity's load (enqueue_runnable_load_avg, v4.15 ... v5.6; the 4.x form in 3.19).
+ */
 function accumulateSumForm(runnableLoad: boolean): PeltForm {
   return {
     update: (now, cfs, se, running, scaleCpu) => {
@@ -105,7 +109,7 @@ export function peltFormOf(era: Era): PeltForm | null {
   const t = ERA_TRAITS[era];
   if (!t.pelt) return null;
   if (t.pelt43) return updateLoadAvgForm;
-  return t.family === "4.x" ? accumulateSumRunnableLoad : accumulateSum;
+  return t.runnableLoadAvg ? accumulateSumRunnableLoad : accumulateSum;
 }
 
 /** update_cfs_rq_load_avg of the era (the accumulate_sum form where the era has no PELT). */

@@ -86,7 +86,16 @@ export function wakeAffineIdle(
   return -1;
 }
 
-/** wake_affine_weight: -1 stands for nr_cpumask_bits. Loads are cfs_rq load_avg (cpu_load). */
+/**
+ * The CPU load wake_affine_weight reads, as last updated: cpu_runnable_load() (runnable_load_avg,
+ * kept until v5.7), then cpu_load() (load_avg, blocked load included).
+ */
+function wakeLoad(k: SchedCore, cpu: number): number {
+  const cfs = k.rqs[cpu].cfs;
+  return cfs.runnableLoad ? cfs.runnableLoad.avg : cfs.avg.loadAvg;
+}
+
+/** wake_affine_weight: -1 stands for nr_cpumask_bits. */
 export function wakeAffineWeight(
   k: SchedCore,
   sd: SchedDomain,
@@ -95,7 +104,7 @@ export function wakeAffineWeight(
   prevCpu: number,
   sync: boolean,
 ): number {
-  let thisEffLoad = k.rqs[thisCpu].cfs.avg.loadAvg;
+  let thisEffLoad = wakeLoad(k, thisCpu);
   if (sync) {
     const current = currentOn(k, thisCpu);
     const currentLoad = current ? current.se.avg.loadAvg : 0;
@@ -106,7 +115,7 @@ export function wakeAffineWeight(
   thisEffLoad += taskLoad;
   if (k.features.WA_BIAS) thisEffLoad *= 100;
   thisEffLoad *= k.rqs[prevCpu].cpuCapacity;
-  let prevEffLoad = k.rqs[prevCpu].cfs.avg.loadAvg - taskLoad;
+  let prevEffLoad = wakeLoad(k, prevCpu) - taskLoad;
   if (k.features.WA_BIAS) prevEffLoad *= 100 + Math.floor((sd.imbalancePct - 100) / 2);
   prevEffLoad *= k.rqs[thisCpu].cpuCapacity;
   // If sync, a tie lets select_idle_sibling consider stacking the wakee on the waker.
