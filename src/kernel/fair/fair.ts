@@ -267,9 +267,13 @@ export class FairClass implements SchedClass {
 
   /** update_load_avg for an entity of this rq (no-op without PELT). */
   private updateLoad(rq: Rq, p: Task): void {
-    if (!this.pelt) return;
+    if (this.pelt) this.entityPelt(this.pelt.update, rq, p);
+  }
+
+  /** One of the era's entity PELT steps at this rq's PELT clock, running = cfs_rq->curr == se. */
+  private entityPelt(step: PeltForm["update"], rq: Rq, p: Task): void {
     const k = this.k; // CPU invariance on smaller CPUs: pelt_clock.ts
-    this.pelt.update(rqClockPeltOf(k, rq), rq.cfs, p.se, rq.cfs.curr === p, peltScaleCpu(k, rq));
+    step(rqClockPeltOf(k, rq), rq.cfs, p.se, rq.cfs.curr === p, peltScaleCpu(k, rq));
   }
 
   /**
@@ -327,10 +331,7 @@ export class FairClass implements SchedClass {
     }
     if (this.lastPut === p) this.lastPut = null;
     if (cfs.curr === p) this.updateCurr(rq);
-    if (this.pelt) {
-      const k = this.k;
-      this.pelt.enqueue(rqClockPeltOf(k, rq), cfs, p.se, cfs.curr === p, peltScaleCpu(k, rq));
-    }
+    if (this.pelt) this.entityPelt(this.pelt.enqueue, rq, p);
     cfs.tasks.unshift(p);
     // EEVDF: the lag the wakee brings back (se->vlag of its dequeue), before place_entity
     if (this.policy.placesEveryEnqueue && flags & ENQUEUE_WAKEUP)
@@ -390,10 +391,7 @@ export class FairClass implements SchedClass {
     }
     this.policy.onDequeue?.(this.k, cfs, p, (flags & DEQUEUE_SLEEP) !== 0);
     if (cfs.curr !== p) removeFromQueue(cfs.queue, p);
-    if (this.pelt) {
-      const k = this.k;
-      this.pelt.dequeue(rqClockPeltOf(k, rq), cfs, p.se, cfs.curr === p, peltScaleCpu(k, rq));
-    }
+    if (this.pelt) this.entityPelt(this.pelt.dequeue, rq, p);
     removeFromQueue(cfs.tasks, p);
     clearBuddies(cfs, p);
     p.se.onRq = false;

@@ -32,7 +32,7 @@
 // - Asymmetric capacities: 5.6 wake_cap, 5.7+ asym_fits_cpu and select_idle_capacity (capacity.ts).
 // - Not modelled: EAS, per-CPU kthread stacking, core scheduling cookies,
 //   delayed dequeue, PF_EXITING.
-import { eraAtLeast } from "../../features";
+import { ERA_TRAITS, eraAtLeast } from "../../features";
 import { SCHED_CAPACITY_SCALE } from "../../sched";
 import { WF_FORK, WF_SYNC, schedIdlePolicyUsed } from "../../sched";
 import type { Task } from "../../sched";
@@ -92,7 +92,7 @@ export function wakeAffineIdle(
  */
 function wakeLoad(k: SchedCore, cpu: number): number {
   const cfs = k.rqs[cpu].cfs;
-  return cfs.runnableLoad ? cfs.runnableLoad.avg : cfs.avg.loadAvg;
+  return ERA_TRAITS[k.era].runnableLoadAvg ? (cfs.runnableLoad?.avg ?? 0) : cfs.avg.loadAvg;
 }
 
 /** wake_affine_weight: -1 stands for nr_cpumask_bits. */
