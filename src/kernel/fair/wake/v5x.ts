@@ -32,7 +32,7 @@
 // - Asymmetric capacities: 5.6 wake_cap, 5.7+ asym_fits_cpu and select_idle_capacity (capacity.ts).
 // - Not modelled: EAS, per-CPU kthread stacking, core scheduling cookies,
 //   delayed dequeue, PF_EXITING.
-import { ERA_TRAITS, eraAtLeast } from "../../features";
+import { eraAtLeast } from "../../features";
 import { SCHED_CAPACITY_SCALE } from "../../sched";
 import { WF_FORK, WF_SYNC, schedIdlePolicyUsed } from "../../sched";
 import type { Task } from "../../sched";
@@ -88,11 +88,12 @@ export function wakeAffineIdle(
 
 /**
  * The CPU load wake_affine_weight reads, as last updated: cpu_runnable_load() (runnable_load_avg,
- * kept until v5.7), then cpu_load() (load_avg, blocked load included).
+ * kept until v5.7), then cpu_load() (load_avg, blocked load included). The runnable sum exists
+ * only in eras that keep it (pelt_form.ts), once a task was enqueued on the CPU.
  */
 function wakeLoad(k: SchedCore, cpu: number): number {
   const cfs = k.rqs[cpu].cfs;
-  return ERA_TRAITS[k.era].runnableLoadAvg ? (cfs.runnableLoad?.avg ?? 0) : cfs.avg.loadAvg;
+  return cfs.runnableLoad ? cfs.runnableLoad.avg : cfs.avg.loadAvg;
 }
 
 /** wake_affine_weight: -1 stands for nr_cpumask_bits. */
