@@ -66,6 +66,14 @@ export interface EraTraits {
    * __schedule. A trait rather than eraAtLeast(era, "5.8"): the wakeup path asks it per call.
    */
   readonly ttwuOnCpu: boolean;
+  /**
+   * CFS fork placement from the parent (task_fork_fair, v2.6.32 … v6.5): the child starts at its
+   * parent's vruntime, place_entity(initial) keeps the larger of that and min_vruntime + vslice on
+   * the parent's cfs_rq, and the child is enqueued at that offset from its new cfs_rq's
+   * min_vruntime. v2.6.29's place_entity set a new entity to min_vruntime + vslice of the target
+   * cfs_rq whatever it held (its max was for wakeups only). EEVDF eras place by lag instead.
+   */
+  readonly forkFromParent: boolean;
 }
 
 function traits(version: readonly [number, number], family: Family): EraTraits {
@@ -86,6 +94,7 @@ function traits(version: readonly [number, number], family: Family): EraTraits {
     rescaleOnHotplug: version[0] > 2, // v2.6.33+: the one 2.6 era modelled is 2.6.29
     idleCpuChecksQueued: at(3, 2),
     ttwuOnCpu: at(5, 8),
+    forkFromParent: version[0] > 2,
   };
 }
 

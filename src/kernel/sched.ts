@@ -189,6 +189,11 @@ export class SchedEntity {
   schedDelayed = false;
   /** se->custom_slice (v6.12): slice set by sched_attr.sched_runtime, not the base slice. */
   customSlice = false;
+  /**
+   * A forked child's vruntime relative to its parent's cfs_rq min_vruntime, set by task_fork_fair
+   * and added to the new cfs_rq's min_vruntime at its first enqueue (NaN: none pending).
+   */
+  forkRelVruntime = Number.NaN;
   /** PELT averages (sched_avg). */
   avg: SchedAvg = createSchedAvg();
 }

@@ -117,6 +117,9 @@ export const CFS_POLICY: FairPolicy = {
       if (k.features.GENTLE_FAIR_SLEEPERS) thresh = Math.floor(thresh / 2);
       vruntime -= thresh;
       se.vruntime = Math.max(se.vruntime, vruntime);
+    } else if (ERA_TRAITS[k.era].forkFromParent) {
+      // ensure we never gain time by being placed backwards (v2.6.32+: for new tasks too)
+      se.vruntime = Math.max(se.vruntime, vruntime);
     } else {
       se.vruntime = vruntime;
     }
@@ -307,6 +310,20 @@ export class FairClass implements SchedClass {
   /** sched_fork's init_entity_runnable_average: a new task's PELT starting point. */
   taskFork(p: Task): void {
     this.pelt?.init(p.se);
+    const k = this.k;
+    // task_fork_fair (v2.6.32 … v6.5) runs on the parent's CPU, against the parent's cfs_rq. A
+    // task spawned by the workload's setup has no parent CPU: it is placed on its target at enqueue.
+    if (this.policy.placesEveryEnqueue || !ERA_TRAITS[k.era].forkFromParent || k.thisCpu < 0)
+      return;
+    const rq = k.rqs[k.thisCpu];
+    const curr = rq.cfs.curr;
+    p.se.vruntime = 0;
+    if (curr) {
+      this.updateCurr(rq);
+      p.se.vruntime = curr.se.vruntime;
+    }
+    this.policy.placeEntity(k, rq.cfs, p, true);
+    p.se.forkRelVruntime = p.se.vruntime - rq.cfs.minVruntime;
   }
 
   /** update_curr: charge the running entity for the time since exec_start. */
@@ -338,8 +355,14 @@ export class FairClass implements SchedClass {
       recordWakeupLag(this.k.counters, p.se.vlag);
     if (this.policy.placesEveryEnqueue)
       this.policy.placeEntity(this.k, cfs, p, (flags & ENQUEUE_INITIAL) !== 0);
-    else if (flags & ENQUEUE_INITIAL) this.policy.placeEntity(this.k, cfs, p, true);
-    else if (flags & ENQUEUE_WAKEUP) this.policy.placeEntity(this.k, cfs, p, false);
+    else if (flags & ENQUEUE_INITIAL) {
+      if (Number.isNaN(p.se.forkRelVruntime)) this.policy.placeEntity(this.k, cfs, p, true);
+      else {
+        // placed at fork on the parent's cfs_rq: the same offset from this one's min_vruntime
+        p.se.vruntime = cfs.minVruntime + p.se.forkRelVruntime;
+        p.se.forkRelVruntime = Number.NaN;
+      }
+    } else if (flags & ENQUEUE_WAKEUP) this.policy.placeEntity(this.k, cfs, p, false);
     p.se.onRq = true;
     cfs.nrRunning++;
     cfs.hNrRunning++;

@@ -109,9 +109,55 @@ test("place_entity: START_DEBIT puts a new task a vslice behind min_vruntime", (
   assert.ok(vslice > 0);
   assert.equal(p.se.vruntime, 5_000_000 + vslice, "sched_vslice in the task's virtual time");
   Object.assign(k.features, { START_DEBIT: false });
-  const q = entity(9_999_999_999, NICE_0_LOAD, false);
+  const q = entity(0, NICE_0_LOAD, false);
   k.fair.policy.placeEntity(k, cfs, q, true);
   assert.equal(q.se.vruntime, 5_000_000, "without START_DEBIT: at min_vruntime");
+});
+
+test("place_entity(initial): 2.6.29 overwrites what the entity held; 3.19+ keep the larger (a child never gains on its parent)", () => {
+  for (const [era, kept] of [
+    ["2.6.29", false],
+    ["3.19", true],
+    ["4.8", true],
+    ["5.19", true],
+  ] as [Era, boolean][]) {
+    const k = kernel(era);
+    const cfs = cfsOf([entity(5_000_000)]);
+    cfs.minVruntime = 5_000_000;
+    const ahead = entity(9_000_000_000, NICE_0_LOAD, false);
+    k.fair.policy.placeEntity(k, cfs, ahead, true);
+    const vslice = calcDeltaFair(schedSlice(k, cfs, ahead), NICE_0_LOAD);
+    assert.equal(ahead.se.vruntime, kept ? 9_000_000_000 : 5_000_000 + vslice, era);
+    const behind = entity(1, NICE_0_LOAD, false);
+    k.fair.policy.placeEntity(k, cfs, behind, true);
+    assert.equal(behind.se.vruntime, 5_000_000 + vslice, `${era}: min_vruntime + vslice`);
+  }
+});
+
+test("task_fork_fair (3.19+): the child starts from its parent's vruntime on the parent's cfs_rq and keeps that lead on its own; 2.6.29 places it on the target alone", () => {
+  for (const era of ["2.6.29", "5.19"] as Era[]) {
+    const k = kernel(era);
+    for (const cpu of [0, 0, 1]) k.spawn({ comm: `hog${cpu}`, program: forever, cpus: [cpu] });
+    k.runUntil(50_000_000);
+    const [rq0, rq1] = [k.rqs[0], k.rqs[1]];
+    const parent = rq0.curr!;
+    assert.ok(parent && rq0.cfs.queue.length === 1, "a hog runs on CPU 0, the other waits");
+    // the parent 200 ms (virtual) ahead of the hog waiting beside it
+    parent.se.vruntime = rq0.cfs.queue[0].se.vruntime + 200_000_000;
+    const lead = parent.se.vruntime - rq0.cfs.minVruntime; // update_curr at fork: no time passed
+    const min1 = rq1.cfs.minVruntime;
+    k.thisCpu = 0; // fork() runs in the parent's context
+    const child = k.spawn({ comm: "child", program: forever, cpus: [1] });
+    k.thisCpu = -1;
+    assert.equal(child.cpu, 1);
+    const vslice = calcDeltaFair(schedSlice(k, rq0.cfs, child), NICE_0_LOAD);
+    assert.ok(lead > 2 * vslice, "the lead is far more than a vslice");
+    if (era === "2.6.29") {
+      assert.ok(child.se.vruntime - min1 <= vslice, "2.6.29: a vslice past CPU 1's min only");
+    } else {
+      assert.equal(child.se.vruntime - min1, lead, "5.19: the parent's lead, not a vslice");
+    }
+  }
 });
 
 test("place_entity: a sleeper gets a latency (2.6.29) or half a latency (GENTLE_FAIR_SLEEPERS) of credit, never more than it had", () => {
