@@ -128,7 +128,8 @@ export function selectTaskRq(
     const cls = k.classFor(p);
     if (cls.selectTaskRq) cpu = cls.selectTaskRq(p, prevCpu, wakeFlags, wakerCpu);
   }
-  if (!p.cpusAllowed[cpu] || !k.rqs[cpu].online) cpu = selectFallbackRq(k, p, cpu);
+  // select_fallback_rq(task_cpu(p), p): the node preference is the task's CPU's, not the pick's
+  if (!p.cpusAllowed[cpu] || !k.rqs[cpu].online) cpu = selectFallbackRq(k, p, prevCpu);
   return cpu;
 }
 

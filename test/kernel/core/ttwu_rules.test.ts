@@ -469,3 +469,14 @@ test("select_task_rq keeps the class's choice when it is allowed and online: an 
   assert.equal(selectFallbackRq(k, p, 1), 0, "the fallback would have taken cpu0");
   k.chargeNs = 0;
 });
+
+test("select_task_rq: a class's pick outside the mask falls back from task_cpu(p)'s node, not from the pick's", () => {
+  // kernel/sched/core.c select_task_rq (v3.19 ... v6.19): `if (unlikely(!is_cpu_allowed(p, cpu)))
+  // cpu = select_fallback_rq(task_cpu(p), p);` The 5.12 ... 6.4 recent_used_cpu test can return
+  // such a CPU (wake_scan_rules).
+  const k = boot(machine());
+  const p = sleeper(k, "p", [1, 3]); // task_cpu(p) = 1, node 0; CPU 3 is node 1's allowed CPU
+  const fair = k.classFor(p);
+  fair.selectTaskRq = () => 2; // node 1, outside the mask
+  assert.equal(selectTaskRq(k, p, p.cpu, WF_TTWU, 0), 1, "node 0's allowed CPU, task_cpu's node");
+});
