@@ -45,7 +45,7 @@ export function rq(cpu: number, tasks: LbTask[], opts: Partial<LbRq> = {}): LbRq
   const list = tasks.map((t, i) => (i === 0 ? { ...t, running: true } : t));
   const load = list.reduce((s, t) => s + t.weight, 0);
   const pelt = list.reduce((s, t) => s + t.loadAvg, 0);
-  const view = {
+  return {
     cpu,
     nrRunning: list.length,
     cfsHNrRunning: list.length,
@@ -63,8 +63,6 @@ export function rq(cpu: number, tasks: LbTask[], opts: Partial<LbRq> = {}): LbRq
     cfsTasks: list,
     ...opts,
   };
-  // no blocked load unless a test says so: 5.6's runnable load is the load
-  return { ...view, cfsRunnableLoadAvg: opts.cfsRunnableLoadAvg ?? view.cfsLoadAvg };
 }
 
 export function hogs(n: number, opts: Partial<LbTask> = {}): LbTask[] {

@@ -65,10 +65,8 @@ export interface LbRq extends CpuLoadView {
   /** rq->cfs.h_nr_running. */
   cfsHNrRunning: number;
   // loadWeight, runnableLoadAvg, cpuLoad come from CpuLoadView (2.6.x/4.x signals)
-  /** cfs_rq->avg.load_avg: cpu_load(rq) in 5.7+. */
+  /** cfs_rq->avg.load_avg: cpu_load(rq) in 5.5+. */
   cfsLoadAvg: number;
-  /** cfs_rq->avg.runnable_load_avg, decayed to now as cfsLoadAvg is: cpu_runnable_load() (5.x until 5.7). */
-  cfsRunnableLoadAvg: number;
   /** cfs_rq->avg.util_avg: cpu_util() before the min with capacity_orig. */
   cfsUtilAvg: number;
   /** cfs_rq->avg.util_est.enqueued (UTIL_EST, 4.17+); 0 if not modelled. */

@@ -31,7 +31,7 @@ import {
   type SgLbStats56,
 } from "./types";
 import { checkCpuCapacity, cpuUtil, lbHook, schedAsymPrefer } from "./common";
-import { ERA_TRAITS, eraAtLeast } from "../../features";
+import { eraAtLeast } from "../../features";
 import { idleImbalanceSlack } from "./v48";
 import { siblingImbalance, smtBalance, smtGroup, smtVsNonsmtGroups } from "./v66";
 import { SD_SHARE_PKG_RESOURCES } from "../../topology/sched_domain";
@@ -61,12 +61,13 @@ function emptySgs(): SgLbStats56 {
 }
 
 /**
- * The load update_sg_lb_stats and find_busiest_queue read: cpu_runnable_load(rq), the queued
- * tasks' runnable_load_avg, until v5.7; cpu_load(rq), load_avg with blocked load, from v5.7
- * (Vincent Guittot, "sched/fair: Replace runnable_load_avg by load_avg").
+ * The load update_sg_lb_stats and find_busiest_queue read: cpu_load(rq), the cfs_rq's load_avg
+ * with its blocked load, in every 5.x era (Vincent Guittot, b0fb1eb4f04a "sched/fair: Use load
+ * instead of runnable load in load_balance()", v5.5; 5.6 still kept runnable_load_avg, for NUMA
+ * statistics only).
  */
-export function cpuLoad56(env: LbEnv, rq: LbRq): number {
-  return ERA_TRAITS[env.era].runnableLoadAvg ? rq.cfsRunnableLoadAvg : rq.cfsLoadAvg;
+export function cpuLoad56(rq: LbRq): number {
+  return rq.cfsLoadAvg;
 }
 
 /** group_has_capacity (5.6; 5.7+ also refuses when runnable exceeds capacity). */
@@ -108,7 +109,7 @@ export function updateSgLbStats56(env: LbEnv, group: SchedGroup): SgLbStats56 {
   for (const i of group.cpus) {
     if (!env.cpus.has(i)) continue;
     const rq = env.rq(i);
-    sgs.groupLoad += cpuLoad56(env, rq);
+    sgs.groupLoad += cpuLoad56(rq);
     sgs.groupUtil += cpuUtil(rq, env.era);
     sgs.groupRunnable += rq.cfsRunnableAvg;
     sgs.sumHNrRunning += rq.cfsHNrRunning;
@@ -460,7 +461,7 @@ export function findBusiestQueue56(ctx: FindBusiestQueueCtx): LbRq | null {
     if (skipBiggerSingleTaskRq(env, capacity, nrRunning)) continue;
     switch (env.migrationType) {
       case "migrate_load": {
-        const load = cpuLoad56(env, rq);
+        const load = cpuLoad56(rq);
         if (nrRunning === 1 && load > env.imbalance && !checkCpuCapacity(rq, env.sd)) break;
         if (load * busiestCapacity > busiestLoad * capacity) {
           busiestLoad = load;

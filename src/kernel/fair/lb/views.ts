@@ -98,10 +98,6 @@ export class RqView implements LbRq {
   get cfsLoadAvg(): number {
     return this.freshAvg().loadAvg;
   }
-  get cfsRunnableLoadAvg(): number {
-    this.freshAvg(); // advances runnable_load_sum with the cfs_rq's sums
-    return this.rq.cfs.runnableLoad?.avg ?? 0;
-  }
   get cfsUtilAvg(): number {
     return this.freshAvg().utilAvg;
   }

@@ -87,16 +87,10 @@ export function wakeAffineIdle(
 }
 
 /**
- * The CPU load wake_affine_weight reads, as last updated: cpu_runnable_load() (runnable_load_avg,
- * kept until v5.7), then cpu_load() (load_avg, blocked load included). The runnable sum exists
- * only in eras that keep it (pelt_form.ts), once a task was enqueued on the CPU.
+ * wake_affine_weight: -1 stands for nr_cpumask_bits. Loads are cpu_load(), load_avg with the
+ * blocked load, in every 5.x era (11f10e5420f6 "sched/fair: Use load instead of runnable load in
+ * wakeup path", v5.5).
  */
-function wakeLoad(k: SchedCore, cpu: number): number {
-  const cfs = k.rqs[cpu].cfs;
-  return cfs.runnableLoad ? cfs.runnableLoad.avg : cfs.avg.loadAvg;
-}
-
-/** wake_affine_weight: -1 stands for nr_cpumask_bits. */
 export function wakeAffineWeight(
   k: SchedCore,
   sd: SchedDomain,
@@ -105,7 +99,7 @@ export function wakeAffineWeight(
   prevCpu: number,
   sync: boolean,
 ): number {
-  let thisEffLoad = wakeLoad(k, thisCpu);
+  let thisEffLoad = k.rqs[thisCpu].cfs.avg.loadAvg;
   if (sync) {
     const current = currentOn(k, thisCpu);
     const currentLoad = current ? current.se.avg.loadAvg : 0;
@@ -116,7 +110,7 @@ export function wakeAffineWeight(
   thisEffLoad += taskLoad;
   if (k.features.WA_BIAS) thisEffLoad *= 100;
   thisEffLoad *= k.rqs[prevCpu].cpuCapacity;
-  let prevEffLoad = wakeLoad(k, prevCpu) - taskLoad;
+  let prevEffLoad = k.rqs[prevCpu].cfs.avg.loadAvg - taskLoad;
   if (k.features.WA_BIAS) prevEffLoad *= 100 + Math.floor((sd.imbalancePct - 100) / 2);
   prevEffLoad *= k.rqs[thisCpu].cpuCapacity;
   // If sync, a tie lets select_idle_sibling consider stacking the wakee on the waker.
