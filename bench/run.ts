@@ -146,6 +146,10 @@ interface Row {
   ns_per_event: number;
   sim_s_per_wall_s?: number;
   vs_bare_heap?: number;
+  /** Wall seconds to boot the kernel (sched domains, before the workload starts); in wall_s. */
+  boot_s?: number;
+  /** Events per second after the boot: the event loop's own rate. */
+  run_events_per_s?: number;
 }
 
 function main(): void {
@@ -160,7 +164,8 @@ function main(): void {
     const tail =
       r.vs_bare_heap === undefined
         ? "(reference)"
-        : `${r.sim_s_per_wall_s} sim s / wall s  ${r.vs_bare_heap.toFixed(3)} x bare heap`;
+        : `${r.sim_s_per_wall_s} sim s / wall s  ${r.vs_bare_heap.toFixed(3)} x bare heap  ` +
+          `(boot ${r.boot_s} s, then ${((r.run_events_per_s ?? 0) / 1e6).toFixed(2)} M events/s)`;
     console.log(
       `${r.name.padEnd(18)} ${what}${String(r.events).padStart(10)} events in ${r.wall_s.toFixed(2)} s  ` +
         `${(r.events_per_s / 1e6).toFixed(2)} M events/s  ${r.ns_per_event.toFixed(0).padStart(5)} ns/event  ${tail}`,
@@ -189,8 +194,19 @@ function main(): void {
     const exp = c.make().workload(c.workload);
     const cpus = exp.machine().cpus.length;
     const t0 = process.hrtime.bigint();
-    const res = exp.runSync({ iterations: 1, seed: 1, duration: c.duration, warmup: 0 });
-    const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+    let booted = t0;
+    const res = exp.runSync({
+      iterations: 1,
+      seed: 1,
+      duration: c.duration,
+      warmup: 0,
+      onKernel: () => {
+        booted = process.hrtime.bigint();
+      },
+    });
+    const t1 = process.hrtime.bigint();
+    const wall = Number(t1 - t0) / 1e9;
+    const boot = Number(booted - t0) / 1e9;
     const events = res.data.iterations[0].events;
     const row: Row = {
       name: c.name,
@@ -202,6 +218,8 @@ function main(): void {
       ns_per_event: +((wall / events) * 1e9).toFixed(1),
       sim_s_per_wall_s: +(c.duration / wall).toFixed(4),
       vs_bare_heap: +(events / wall / bare.events_per_s).toFixed(4),
+      boot_s: +boot.toFixed(3),
+      run_events_per_s: Math.round(events / (wall - boot)),
     };
     results.push(row);
     print(row);
