@@ -9,7 +9,7 @@ import type { Experiment } from "../src/experiment/experiment";
 // eslint-disable-next-line @typescript-eslint/no-var-requires
 const lib = require("../dist/index") as typeof import("../src/index");
 const { topology } = lib;
-const { pingpong, hogs } = lib.workload;
+const { pingpong, hogs, hackbench } = lib.workload;
 
 interface Case {
   name: string;
@@ -49,6 +49,15 @@ const cases: Case[] = [
     duration: 2,
     workload: hogs({ n: 208 }),
     make: () => topology("x86-104t").era("5.19"),
+  },
+  {
+    // perf bench sched messaging -g 40 -l 100: 1600 tasks through unix sockets, on today's
+    // kernel (EEVDF); it prints about 0.057 s, so 0.06 s of simulated time covers the run
+    name: "hackbench-104cpu",
+    tasks: 1600,
+    duration: 0.06,
+    workload: hackbench({ groups: 40, loops: 100 }),
+    make: () => topology("x86-104t").era("6.19"),
   },
   {
     // 8 sockets x 64 cores x 2 threads, one LLC per socket, one node per socket
