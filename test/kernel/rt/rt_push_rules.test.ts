@@ -467,7 +467,7 @@ test("pull_rt_task (v3.19): goes on after a pull, taking a better task from a la
   checkRt(k);
 });
 
-test("pull_rt_task (v4.16+): nothing when this CPU is the only overloaded one (not yet in v4.8)", () => {
+test('pull_rt_task (v4.15+, "Do not pull from current CPU if only one CPU to pull"; model era 5.6 on): nothing when this CPU is the only overloaded one (not in v4.8)', () => {
   for (const era of ["4.8", "5.6"] as const) {
     const { k } = kernel(era, [noIpi]);
     cfs(k, "f0", 0);
@@ -758,4 +758,28 @@ test("rq_online_rt (v3.19): a rq that is not overloaded stays out of rto_mask", 
   rtRqOnline(k, k.rqs[0]);
   assert.equal(k.rt.rd.rtoMask[0], 0);
   assert.equal(k.rt.rd.rtoCount, 0);
+});
+
+test("push_rt_task / pull_rt_task: the other rq's lock is held over the move (double_unlock_balance comes last)", () => {
+  const push = overloaded3();
+  push.steer.target = 0;
+  assert.equal(pushRtTask(push.k, push.rq3), true);
+  assert.equal(push.k.rqs[0].lockFreeAt, push.k.now + push.k.chargeNs, "target held to the end");
+  const pull = pullable("3.19", "cfs");
+  assert.equal(pullRtTask(pull.k, pull.rq1), true);
+  assert.equal(pull.k.rqs[0].lockFreeAt, pull.k.now + pull.k.chargeNs, "source held to the end");
+});
+
+test("post_schedule_rt (v3.19): the retaken rq lock is held over the push", () => {
+  const { k, steer } = kernel("3.19");
+  rt(k, "h90", 90, 0, true);
+  for (const c of [1, 2, 3]) cfs(k, `f${c}`, c);
+  k.runUntil(MS);
+  const x = rt(k, "x50", 50, 0, false);
+  k.runUntil(2 * MS);
+  quiet(k);
+  steer.target = 2;
+  rtPostSchedule(k, k.rqs[0]);
+  assert.equal(x.cpu, 2);
+  assert.equal(k.rqs[0].lockFreeAt, k.now + k.chargeNs);
 });

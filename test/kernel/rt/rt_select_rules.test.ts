@@ -295,3 +295,57 @@ test("yield_task_rt: a task not in this rq's list changes nothing", () => {
   assert.deepEqual(q, [a, b]);
   assert.equal(c.cpu, 1);
 });
+
+test("the RT class's root domain reads and writes at this context's clock, and charges this CPU", () => {
+  const k = boot(preset("core2-2x2"), "4.8");
+  k.runUntil(MS);
+  const rd = k.rt.rd;
+  const rq2 = k.rqs[2];
+  // A cpupri / highest_prio.curr write made 5 us into this context's work is not yet visible
+  // to a reader at the start of it (another CPU reading without the lock).
+  k.chargeNs = 5000;
+  assert.equal(rd.clock(), k.now + 5000);
+  rq2.rt.highestPrio = 10;
+  rd.updateCpupri(rq2);
+  k.chargeNs = 0;
+  assert.equal(rd.visibleHighestPrio(rq2), 100, "the old value until the write lands");
+  k.chargeNs = 5000;
+  assert.equal(rd.visibleHighestPrio(rq2), 10);
+  rq2.rt.highestPrio = 100;
+  rd.updateCpupri(rq2);
+  k.chargeNs = 0;
+  const ctx = rd.ctx;
+  assert.ok(ctx);
+  k.thisCpu = 3;
+  try {
+    assert.equal(ctx.cpu(), 3);
+    ctx.charge(7);
+    assert.equal(k.chargeNs, 7);
+    assert.equal(ctx.lineNs(0, 3), k.cache.cacheLineNs(0, 3));
+  } finally {
+    k.thisCpu = -1;
+    k.chargeNs = 0;
+  }
+});
+
+test("find_lowest_rq (v5.11+): this_cpu 0 is this_cpu too, taken before the distributed pick", () => {
+  const k = boot(preset("core2-2x2"), "5.19");
+  cfs(k, "f0", 0);
+  cfs(k, "f1", 1);
+  rt(k, "h90", 90, 2);
+  rt(k, "h91", 91, 3);
+  k.runUntil(MS);
+  const p = rt(k, "p50", 50, 2);
+  p.setAffinity([0, 1, 2, 3]);
+  k.thisCpu = 0;
+  try {
+    assert.equal(findLowestRqDefault({ k, task: p, taskCpu: 2, thisCpu: 0 }), 0);
+  } finally {
+    k.thisCpu = -1;
+  }
+  assert.equal(
+    findLowestRqDefault({ k, task: p, taskCpu: 2, thisCpu: -1 }),
+    1,
+    "without it: the CPU after cpu0's cursor",
+  );
+});
