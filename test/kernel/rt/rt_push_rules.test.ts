@@ -702,7 +702,8 @@ test("switched_from_rt: reschedules this rq when it pulled", () => {
   const w = prioWorld();
   w.k.dequeueTask(w.k.rqs[1], w.s, 0);
   w.s.onRq = 0;
-  rtPrioChanged(w.k, w.k.rqs[1], w.s, "rt", 39);
+  // Even with a drop from rt 80 (prio 19), which would pull for a queued running task.
+  rtPrioChanged(w.k, w.k.rqs[1], w.s, "rt", 19);
   assert.equal(other(w.k, "rt_pull_attempt"), 0, "a task not queued: nothing");
 });
 

@@ -208,11 +208,13 @@ test("the RT class's update_curr_rt: only an RT curr is charged, and only for ti
   assert.equal(a.se.execStart, k.now);
   k.rt.updateCurr(k.rqs[0]);
   assert.equal(a.se.sumExecRuntime, sum + 1000, "no time passed");
+  f.se.execStart = k.now - 1000; // time pending for the fair class to charge
   const fs = f.se.sumExecRuntime;
   const fe = f.se.execStart;
   k.rt.updateCurr(k.rqs[1]);
   assert.equal(f.se.sumExecRuntime, fs, "a CFS curr is not the RT class's to charge");
   assert.equal(f.se.execStart, fe);
+  k.rt.updateCurr(k.rqs[2]); // an idle CPU (curr null): nothing to charge
   // dequeue_task_rt charges the running task first.
   a.se.execStart = k.now - 500;
   k.rt.dequeueTask(k.rqs[0], a, 0);
