@@ -784,3 +784,22 @@ test("post_schedule_rt (v3.19): the retaken rq lock is held over the push", () =
   assert.equal(x.cpu, 2);
   assert.equal(k.rqs[0].lockFreeAt, k.now + k.chargeNs);
 });
+
+test("switched_to_rt (v3.19): no push from an overloaded rq when the task is the running one, or pinned", () => {
+  // cpu0 runs CFS g; h (rt 90, pinned) and x (rt 50) were just queued: overloaded, the switch
+  // not done yet.
+  const { k, steer } = kernel("3.19");
+  const g = k.spawn({ comm: "g", program: hog, cpu: 0 });
+  const q = k.spawn({ comm: "q", program: hog, cpu: 0, cpus: [0] });
+  for (const c of [1, 2, 3]) cfs(k, `f${c}`, c);
+  k.runUntil(MS);
+  assert.equal(k.rqs[0].curr, g);
+  rt(k, "h90", 90, 0, true);
+  rt(k, "x50", 50, 0, false);
+  assert.equal(k.rqs[0].rt.overloaded, true);
+  steer.target = 1;
+  changeScheduling(k, q, "fifo", 0, 40);
+  assert.equal(other(k, "rt_push_attempt"), 0, "q pinned");
+  changeScheduling(k, g, "fifo", 0, 30);
+  assert.equal(other(k, "rt_push_attempt"), 0, "g is rq->curr");
+});
