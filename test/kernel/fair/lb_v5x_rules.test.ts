@@ -1,11 +1,13 @@
 // The 5.x balancer's decision rules (src/kernel/fair/lb/v5x.ts) on hand-built statistics and
-// runqueues, at their boundaries, against kernel/sched/fair.c after Vincent Guittot's 5.5 rework
-// ("sched/fair: Rework load_balance", 0b0695f2b34a): group_has_capacity, group_is_overloaded,
-// update_sd_pick_busiest, calculate_imbalance, find_busiest_queue, voluntary_active_balance and
-// need_active_balance. The 5.6 text was read at torvalds/linux 000619680c37 (kernel/sched/fair.c);
-// the later rules are those the source comments of v5x.ts name with their commits: 5.7's
-// group_runnable tests and its local >= busiest return (070f5e860ee2, 111688ca1c4a), 6.3's local
-// above the domain average (91dcf1e8068e), 5.12's migrate_task-only failure rule (e9b9734b7465).
+// runqueues, at their boundaries, against kernel/sched/fair.c after Vincent Guittot's v5.5
+// load_balance rework (0b0695f2b34a). calculate_imbalance, find_busiest_group, find_busiest_queue,
+// voluntary_active_balance and need_active_balance were read in the 5.x fair.c stored at
+// torvalds/linux 000619680c37. group_has_capacity, group_is_overloaded and
+// update_sd_pick_busiest are checked against the rules v5x.ts states (not re-read here). Later
+// rules as docs/balancer-history.md lists them: 5.7 group_runnable in the classification
+// (070f5e860ee2) and a local group at or above busiest pulls nothing (111688ca1c4a), 6.3 nor one
+// above the domain average (91dcf1e8068e), 5.12 failures kick active balance only for
+// migrate_task (e9b9734b7465).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Era } from "../../../src/kernel/features";
