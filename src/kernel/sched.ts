@@ -1,7 +1,6 @@
 // kernel/sched/sched.h (with the parts of include/linux/sched.h it leans on): the structures every
-// scheduler file shares (rq with its cfs_rq and rt_rq, task_struct, sched_entity, sched_avg), the
-// wake/enqueue/dequeue flag sets, the event kinds of the simulation, and struct sched_class.
-// This file imports nothing from the rest of src/kernel: everything else imports down from it.
+// scheduler file shares (rq, cfs_rq, rt_rq, task_struct, sched_entity, sched_avg), the flag sets,
+// the event kinds and struct sched_class. It imports nothing from the rest of src/kernel.
 import { SCHED_CAPACITY_SCALE as MACHINE_CAPACITY_SCALE } from "../machine/builder";
 
 /**
@@ -189,10 +188,7 @@ export class SchedEntity {
   schedDelayed = false;
   /** se->custom_slice (v6.12): slice set by sched_attr.sched_runtime, not the base slice. */
   customSlice = false;
-  /**
-   * A forked child's vruntime relative to its parent's cfs_rq min_vruntime, set by task_fork_fair
-   * and added to the new cfs_rq's min_vruntime at its first enqueue (NaN: none pending).
-   */
+  /** task_fork_fair's vruntime - min_vruntime, added at the first enqueue (NaN: none). */
   forkRelVruntime = Number.NaN;
   /** PELT averages (sched_avg). */
   avg: SchedAvg = createSchedAvg();
