@@ -260,7 +260,8 @@ function contributes(p: Task, cpu: number): boolean {
 
 /** update_sg_wakeup_stats: the group's load/util/runnable/counts without p's own contribution. */
 function updateSgWakeupStats(k: SchedCore, sd: SchedDomain, group: SchedGroup, p: Task): WakeupSgs {
-  const late = eraAtLeast(k.era, "5.19");
+  // 070f5e860ee2 (runnable in group_classify) and Tao Zhou's avg_load condition fix: both v5.7
+  const since57 = eraAtLeast(k.era, "5.7");
   const s: WakeupSgs = {
     avgLoad: 0,
     groupLoad: 0,
@@ -305,10 +306,10 @@ function updateSgWakeupStats(k: SchedCore, sd: SchedDomain, group: SchedGroup, p
     const idleCurr = rq.curr === null ? currIsIdleTask(k, i) : rq.curr === p;
     if (!nr && idleCurr && rq.ttwuPending === 0) s.idleCpus++;
   }
-  s.groupType = groupClassifyWakeup(sd.imbalancePct, group, s, late);
-  // 5.6 computes avg_load for `group_type < group_fully_busy` (has_spare only; fixed in 5.8 to
-  // fully_busy and overloaded).
-  const wantAvg = late
+  s.groupType = groupClassifyWakeup(sd.imbalancePct, group, s, since57);
+  // 5.5/5.6 compute avg_load for `group_type < group_fully_busy` (has_spare only; fixed in v5.7,
+  // "sched/fair: Fix condition of avg_load calculation", to fully_busy and overloaded).
+  const wantAvg = since57
     ? s.groupType === FULLY_BUSY || s.groupType === OVERLOADED
     : s.groupType < FULLY_BUSY;
   if (wantAvg) s.avgLoad = Math.floor((s.groupLoad * SCHED_CAPACITY_SCALE) / s.groupCapacity);
@@ -320,8 +321,13 @@ function updateSgWakeupStats(k: SchedCore, sd: SchedDomain, group: SchedGroup, p
  * lb/v5x.ts: overloaded / imbalanced / fully_busy / has_spare; 5.7+ also looks at runnable).
  * group_misfit_task on SD_ASYM_CPUCAPACITY domains; asym_packing is not modelled.
  */
-function groupClassifyWakeup(pct: number, group: SchedGroup, s: WakeupSgs, late: boolean): number {
-  const runnableOver = late && s.groupCapacity * pct < s.groupRunnable * 100;
+function groupClassifyWakeup(
+  pct: number,
+  group: SchedGroup,
+  s: WakeupSgs,
+  runnable: boolean,
+): number {
+  const runnableOver = runnable && s.groupCapacity * pct < s.groupRunnable * 100;
   if (s.sumNrRunning > s.groupWeight && (s.groupCapacity * 100 < s.groupUtil * pct || runnableOver))
     return OVERLOADED;
   if (group.imbalance) return IMBALANCED;
@@ -331,8 +337,11 @@ function groupClassifyWakeup(pct: number, group: SchedGroup, s: WakeupSgs, late:
   return hasCapacity ? HAS_SPARE : FULLY_BUSY;
 }
 
-/** update_pick_idlest: lower type wins; then lower avg_load, or more idle CPUs (5.9+: then lower util). */
-function updatePickIdlest(idlest: WakeupSgs, s: WakeupSgs, late: boolean): boolean {
+/**
+ * update_pick_idlest: lower type wins; then lower avg_load, or more idle CPUs (v5.9+, Peter Puhov's
+ * "Select group with lowest group_util when idle_cpus are equal": then lower util).
+ */
+function updatePickIdlest(idlest: WakeupSgs, s: WakeupSgs, utilTie: boolean): boolean {
   if (s.groupType < idlest.groupType) return true;
   if (s.groupType > idlest.groupType) return false;
   switch (s.groupType) {
@@ -345,7 +354,7 @@ function updatePickIdlest(idlest: WakeupSgs, s: WakeupSgs, late: boolean): boole
       // Select group with the highest max capacity
       return !(idlest.maxCapacity >= s.maxCapacity);
     case HAS_SPARE:
-      if (!late) return !(idlest.idleCpus >= s.idleCpus);
+      if (!utilTie) return !(idlest.idleCpus >= s.idleCpus);
       if (idlest.idleCpus > s.idleCpus) return false;
       if (idlest.idleCpus === s.idleCpus && idlest.groupUtil <= s.groupUtil) return false;
       return true;
@@ -356,7 +365,8 @@ function updatePickIdlest(idlest: WakeupSgs, s: WakeupSgs, late: boolean): boole
 /** find_idlest_group (5.5+): the idlest group by type, then the local-vs-idlest decision. */
 export function findIdlestGroup5x(ctx: FindIdlestGroupCtx): SchedGroup | null {
   const { k, p, sd, thisCpu } = ctx;
-  const late = eraAtLeast(k.era, "5.19");
+  const late = eraAtLeast(k.era, "5.19"); // the NUMA imbalance allowance of v5.18
+  const utilTie = eraAtLeast(k.era, "5.9");
   let idlest: SchedGroup | null = null;
   let local: SchedGroup | null = null;
   let localSgs: WakeupSgs | null = null;
@@ -381,7 +391,7 @@ export function findIdlestGroup5x(ctx: FindIdlestGroupCtx): SchedGroup | null {
     if (isLocal) {
       local = group;
       localSgs = sgs;
-    } else if (updatePickIdlest(idlestSgs, sgs, late)) {
+    } else if (updatePickIdlest(idlestSgs, sgs, utilTie)) {
       idlest = group;
       idlestSgs = sgs;
     }
