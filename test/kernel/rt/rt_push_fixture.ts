@@ -52,7 +52,8 @@ export function kernel(era: Era, patches: Patch[] = []): { k: Kernel; steer: Ste
   return { k, steer };
 }
 
-export function rt(k: Kernel, comm: string, rtPriority: number, cpu: number, pin: boolean): Task {
+/** A SCHED_FIFO hog at rtPriority started on cpu (pinned there unless pin is false). */
+export function rt(k: Kernel, comm: string, rtPriority: number, cpu: number, pin = true): Task {
   return k.spawn({
     comm,
     program: hog,

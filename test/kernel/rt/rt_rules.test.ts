@@ -8,12 +8,13 @@ import { preset } from "../../../src/index";
 import type { Era } from "../../../src/index";
 import { run } from "../../../src/kernel/ops";
 import type { Kernel } from "../../../src/kernel/core/core";
-import { type Task, WF_TTWU } from "../../../src/kernel/sched";
+import { WF_TTWU } from "../../../src/kernel/sched";
 import { findLowestRqDefault, selectTaskRqRtDefault } from "../../../src/kernel/rt/select";
 import { pushRtTask, rtRqOffline, rtRqOnline, rtTaskWoken } from "../../../src/kernel/rt/push";
 import { CPUPRI_INVALID } from "../../../src/kernel/rt/cpupri";
 import { boot } from "../boot";
 import { checkRt } from "./rt_check";
+import { cfs, rt } from "./rt_push_fixture";
 
 const MS = 1_000_000;
 const hog = function* () {
@@ -22,21 +23,6 @@ const hog = function* () {
 
 function kernel(era: Era = "3.19"): Kernel {
   return boot(preset("core2-2x2"), era);
-}
-
-function rt(k: Kernel, comm: string, rtPriority: number, cpu: number, pin = true): Task {
-  return k.spawn({
-    comm,
-    program: hog,
-    policy: "fifo",
-    rtPriority,
-    cpu,
-    cpus: pin ? [cpu] : undefined,
-  });
-}
-
-function cfs(k: Kernel, comm: string, cpu: number): Task {
-  return k.spawn({ comm, program: hog, cpu, cpus: [cpu] });
 }
 
 test("select_task_rq_rt: look elsewhere only on a wakeup or fork onto an RT curr that is pinned or at least as important", () => {

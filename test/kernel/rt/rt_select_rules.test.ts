@@ -17,6 +17,7 @@ import {
 import { machineBuilder } from "../../../src/machine/builder";
 import type { Machine } from "../../../src/machine/types";
 import { checkRt } from "./rt_check";
+import { cfs, rt } from "./rt_push_fixture";
 
 const MS = 1_000_000;
 const hog = function* () {
@@ -38,21 +39,6 @@ function farNuma(): Machine {
       [40, 10],
     ])
     .build();
-}
-
-function rt(k: Kernel, comm: string, rtPriority: number, cpu: number, pin = true): Task {
-  return k.spawn({
-    comm,
-    program: hog,
-    policy: "fifo",
-    rtPriority,
-    cpu,
-    cpus: pin ? [cpu] : undefined,
-  });
-}
-
-function cfs(k: Kernel, comm: string, cpu: number): Task {
-  return k.spawn({ comm, program: hog, cpu, cpus: [cpu] });
 }
 
 /** cpu0 rt 90, cpu1 rt 80 (node 0); cpu2, cpu3 CFS (node 1); p (rt 50) may run anywhere. */
