@@ -15,6 +15,7 @@ import {
   selectIdleCapacity,
   wakeCap,
 } from "../../../src/kernel/fair/wake/capacity";
+import { selectIdleSibling5x } from "../../../src/kernel/fair/wake/v5x";
 import { boot } from "../boot";
 
 function kernel(caps: number[], era: Era): Kernel {
@@ -91,4 +92,17 @@ test("select_idle_capacity (5.7+): from target, the first idle CPU the task fits
   for (const rq of k.rqs) rq.nrRunning = 1; // nothing idle (available_idle_cpu is false)
   assert.equal(selectIdleCapacity(k, huge, sd, 0), -1);
   for (const rq of k.rqs) rq.nrRunning = 0;
+});
+
+test("select_idle_sibling on an idle big.LITTLE box: from v5.7 (5.10 on) a big task leaves its idle little target for an idle big CPU; 5.6 keeps the target", () => {
+  for (const [era, want] of [
+    ["5.6", 1],
+    ["5.10", 2],
+    ["5.19", 2],
+  ] as [Era, number][]) {
+    const k = kernel([462, 462, 1024, 1024], era);
+    const p = task(k, 0, 600); // fits no little CPU (600 * 1280 > 462 * 1024)
+    // the little CPU 1 is idle: the wakeup's target and prev
+    assert.equal(selectIdleSibling5x({ k, p, prev: 1, target: 1, thisCpu: 1 }), want, era);
+  }
 });

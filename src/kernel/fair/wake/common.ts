@@ -213,6 +213,11 @@ export class WakeState {
   smtMask: number[][] = [];
   /** The era is 5.19 or later (v5x.ts's select_idle_sibling generation), decided once. */
   readonly late519: boolean;
+  /**
+   * v5.7+: capacity-aware wakeups ("sched/fair: Add asymmetric CPU capacity wakeup scan") replace
+   * wake_cap (000619680c37 "sched/fair: Remove wake_cap()", Morten Rasmussen).
+   */
+  readonly asymWakeup57: boolean;
   /** select_idle_sibling tests recent_used_cpu against p->cpus_ptr (ae2ad293d6be, v6.5), not prev. */
   readonly recentMaskFixed: boolean;
   /** sched_smt_present: some online core has two threads. */
@@ -266,6 +271,7 @@ export class WakeState {
     this.findIdlestGroup = k.hooks.get("fair.find_idlest_group");
     this.n = k.rqs.length;
     this.late519 = eraAtLeast(k.era, "5.19");
+    this.asymWakeup57 = eraAtLeast(k.era, "5.7");
     this.recentMaskFixed = eraAtLeast(k.era, "6.5");
     this.domains = k.domains;
     this.hasIdleCores = new Uint8Array(this.n);

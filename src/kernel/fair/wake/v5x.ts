@@ -317,7 +317,7 @@ export function selectIdleSibling5x(ctx: SelectIdleSiblingCtx): number {
   const st = wakeState(k);
   const late = st.late519;
   // 5.7+ on asymmetric systems: each candidate must also fit p's utilization (capacity.ts).
-  const asym = late && k.domains.asymCpucapacity;
+  const asym = st.asymWakeup57 && k.domains.asymCpucapacity;
   let util = 0;
   if (asym) {
     syncTaskUtil(k, p);
@@ -408,7 +408,7 @@ export function selectTaskRqFair5x(ctx: SelectTaskRqCtx): number {
   if (wake) {
     wantAffine =
       !st.wakeWide({ k, p, waker: current, factor: k.domains.sdLlcSize[cpu] }) &&
-      (st.late519 || !wakeCap(k, p, cpu, prevCpu)) &&
+      (st.asymWakeup57 || !wakeCap(k, p, cpu, prevCpu)) &&
       p.cpusAllowed[cpu] === 1;
   } else if (wakeFlags & WF_FORK) {
     st.setRecentUsedCpu(p, prevCpu); // wake_up_new_task: p->recent_used_cpu = task_cpu(p)
