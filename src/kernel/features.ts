@@ -34,7 +34,8 @@ export interface EraTraits {
   /**
    * cfs_rq->runnable_load_avg, the PELT load of the queued entities only, kept beside load_avg
    * (v3.8 ... v5.6; "sched/fair: Replace runnable_load_avg by load_avg", v5.7, removed it). 4.x
-   * weighted_cpuload() and 5.x cpu_runnable_load() read it.
+   * weighted_cpuload() reads it; from v5.5 the balancer and wakeup path read load_avg instead
+   * (b0fb1eb4f04a, 11f10e5420f6), so in 5.6 only the unmodelled NUMA statistics read it.
    */
   readonly runnableLoadAvg: boolean;
   /** The idle-core tracking of select_idle_sibling (sd_llc_shared->has_idle_cores, v4.9+). */

@@ -116,13 +116,11 @@ export const CFS_POLICY: FairPolicy = {
       let thresh = k.cfsTiming.latency;
       if (k.features.GENTLE_FAIR_SLEEPERS) thresh = Math.floor(thresh / 2);
       vruntime -= thresh;
-      se.vruntime = Math.max(se.vruntime, vruntime);
-    } else if (ERA_TRAITS[k.era].forkFromParent) {
-      // ensure we never gain time by being placed backwards (v2.6.32+: for new tasks too)
-      se.vruntime = Math.max(se.vruntime, vruntime);
-    } else {
-      se.vruntime = vruntime;
     }
+    // Ensure we never gain time by being placed backwards: for wakeups in every era, for new
+    // tasks too from v2.6.32 (2.6.29 set a new entity to min_vruntime + vslice outright).
+    se.vruntime =
+      !initial || ERA_TRAITS[k.era].forkFromParent ? Math.max(se.vruntime, vruntime) : vruntime;
   },
   pickNext(k, cfs) {
     const first = cfs.queue.length > 0 ? cfs.queue[0] : null;
