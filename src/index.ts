@@ -148,6 +148,7 @@ export {
   type Program,
   type TaskApi,
 } from "./kernel/ops";
+export { repeat, type RepeatOptions } from "./kernel/repeat";
 export { Channel } from "./kernel/channel";
 export { SCHED_PRIO_TO_WEIGHT, niceToWeight } from "./kernel/prio";
 export type { Workload, WorkloadContext, WorkloadRun } from "./workload/workload";

@@ -1,6 +1,7 @@
 // Small general workloads: CPU hogs with nice values, and pipe ping-pong pairs.
 import { recv, run, send, sleep } from "../kernel/ops";
-import type { Task } from "../kernel/sched";
+import { repeat } from "../kernel/repeat";
+import type { Task, TaskApi } from "../kernel/sched";
 import type { Workload, WorkloadContext, WorkloadRun } from "./workload";
 import { requireInt, requireKnownKeys, requireNumber, runLength } from "./workload";
 
@@ -135,6 +136,7 @@ export function pingpong(params: PingPongParams): Workload {
     setup(ctx: WorkloadContext): WorkloadRun {
       const parents: Task[] = [];
       const ncpu = ctx.ncpus;
+      const lap = (t: TaskApi) => t.count("iterations");
       for (let i = 0; i < pairs; i++) {
         const ab = ctx.channel(`pipe${i}a`, "pipe", 65536);
         const ba = ctx.channel(`pipe${i}b`, "pipe", 65536);
@@ -144,28 +146,20 @@ export function pingpong(params: PingPongParams): Workload {
             comm: `ctx1p${i}`,
             role: "parent",
             cpus,
-            program: function* (t) {
-              for (;;) {
-                yield send(ab, bytes);
-                yield recv(ba);
-                if (workNs > 0) yield run(workNs);
-                t.count("iterations");
-              }
-            },
+            program: repeat(
+              workNs > 0 ? [send(ab, bytes), recv(ba), run(workNs)] : [send(ab, bytes), recv(ba)],
+              { lap },
+            ),
           }),
         );
         ctx.spawn({
           comm: `ctx1c${i}`,
           role: "child",
           cpus,
-          program: function* (t) {
-            for (;;) {
-              yield recv(ab);
-              if (workNs > 0) yield run(workNs);
-              yield send(ba, bytes);
-              t.count("iterations");
-            }
-          },
+          program: repeat(
+            workNs > 0 ? [recv(ab), run(workNs), send(ba, bytes)] : [recv(ab), send(ba, bytes)],
+            { lap },
+          ),
         });
       }
       let startCount = 0;

@@ -9,6 +9,7 @@
 // counted once the last copy has started (UnixBench starts fresh copies for each 10 s pass, whose
 // start-up is then a negligible part of it); passSeconds is shorter than 10 s when asked.
 import { fork, recv, send } from "../kernel/ops";
+import { repeat } from "../kernel/repeat";
 import type { Task } from "../kernel/sched";
 import type { Workload, WorkloadContext, WorkloadRun } from "./workload";
 import { requireInt, requireKnownKeys, requireNumber } from "./workload";
@@ -164,23 +165,19 @@ function spawnCopy(ctx: WorkloadContext, copy: number, state: { loops: number })
     comm: `ctx1p${copy}`,
     role: "parent",
     workingSetBytes: CONTEXT1_WORKING_SET_BYTES,
-    program: function* () {
-      yield fork({
-        comm: `ctx1c${copy}`,
-        role: "child",
-        workingSetBytes: CONTEXT1_WORKING_SET_BYTES,
-        program: function* () {
-          for (;;) {
-            yield recv(p1);
-            yield send(p2, MSG_BYTES);
-          }
-        },
-      });
-      for (;;) {
-        yield send(p1, MSG_BYTES);
-        yield recv(p2);
+    // context1.c: the parent forks the child, then both loop write/read on their two pipes
+    program: repeat([send(p1, MSG_BYTES), recv(p2)], {
+      first: [
+        fork({
+          comm: `ctx1c${copy}`,
+          role: "child",
+          workingSetBytes: CONTEXT1_WORKING_SET_BYTES,
+          program: repeat([recv(p1), send(p2, MSG_BYTES)]),
+        }),
+      ],
+      lap: () => {
         state.loops++;
-      }
-    },
+      },
+    }),
   });
 }
