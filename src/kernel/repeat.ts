@@ -7,6 +7,7 @@
 import type { Op, Program } from "./ops";
 import type { TaskApi } from "./sched";
 
+/** Options of {@link repeat}: what runs once before the loop, and what runs after each pass. */
 export interface RepeatOptions {
   /** Operations run once before the first pass (a fork, a setup call). */
   first?: readonly Op[];

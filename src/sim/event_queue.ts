@@ -128,9 +128,33 @@ export class EventQueue {
     this.updateKeyed(leaf);
   }
 
-  /** Recomputes the winners on the path from `leaf` to the root. */
+  /**
+   * Recomputes the winners on the path from `leaf` to the root. Each node's winner is the earlier
+   * of the path's winner so far (carried up) and its other child's, so a level reads one sibling;
+   * a node whose winner comes out unchanged (sequence numbers are unique) leaves every ancestor as
+   * it was.
+   */
   private updateKeyed(leaf: number): void {
-    for (let j = leaf >> 1; j >= 1; j >>= 1) this.playNode(j);
+    const wt = this.wTime;
+    const ws = this.wSeq;
+    const wk = this.wKey;
+    let t = wt[leaf];
+    let s = ws[leaf];
+    let key = wk[leaf];
+    for (let c = leaf; c > 1; c >>= 1) {
+      const sib = c ^ 1;
+      const st = wt[sib];
+      if (st < t || (st === t && ws[sib] < s)) {
+        t = st;
+        s = ws[sib];
+        key = wk[sib];
+      }
+      const j = c >> 1;
+      if (wt[j] === t && ws[j] === s && wk[j] === key) return;
+      wt[j] = t;
+      ws[j] = s;
+      wk[j] = key;
+    }
   }
 
   /** Node j takes the earlier (time, then sequence) of its two children. */
