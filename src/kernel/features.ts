@@ -34,8 +34,9 @@ export interface EraTraits {
   /**
    * PELT in its first form, v3.8 (9d85f21c94f7, 9ee474f55664, Paul Turner) until 9d89c257dfb9
    * replaced it in v4.3: per-entity runnable_avg_sum / runnable_avg_period and load_avg_contrib,
-   * cfs_rq->runnable_load_avg and blocked_load_avg decayed through decay_counter; no util_avg
-   * (fair/pelt_v38.ts). wake_affine weighs the tasks by se->load.weight.
+   * cfs_rq->runnable_load_avg and blocked_load_avg decayed through decay_counter
+   * (fair/pelt_v38.ts, the 3.19 code: v4.1 added utilization_avg_contrib to this form, not
+   * modelled). wake_affine weighs the tasks by se->load.weight.
    */
   readonly pelt38: boolean;
   /**

@@ -16,7 +16,8 @@
 //     decays since (__synchronize_entity_decay) and taken out of blocked_load_avg; a waking
 //     migration leaves it in removed_load and carries -decays to the new CPU, which ages the
 //     entity over that many 2^20 ns as not runnable;
-//   - there is no util_avg (utilization tracking came in v4.1) and no CPU scaling (scale_cpu).
+//   - there is no util_avg (v4.1 added utilization_avg_contrib to this form; the model runs the
+//     3.19 code) and no CPU scaling (scale_cpu).
 // Without task groups (the model has none) task_h_load is load_avg_contrib and the tg_* terms
 // are absent. update_blocked_averages is modelled as a CONFIG_FAIR_GROUP_SCHED kernel runs it for
 // the root cfs_rq (update_cfs_rq_blocked_load(cfs_rq, 1)); without that option it is empty.
