@@ -114,7 +114,7 @@ export class Results {
    * ```text
    * variant baseline, iteration 0, seed 1#0, 0.1 s simulated, 410 events
    * era 6.19: the fair class runs EEVDF (avg_vruntime, lag placement, virtual deadlines, RUN_TO_PARITY to the shortest queued slice, DELAY_DEQUEUE with DELAY_ZERO, per-task slices with PREEMPT_SHORT, lag-keeping reweight); not modelled: HRTICK (off by default in v6.19), cgroups, and the balancer's view of delayed tasks (it counts them as runnable and may move them)
-   * era 6.19: fair pick EEVDF; balancer v5.5 rework (group_type, migration_type), 5.7 runnable_avg in group_classify, 5.10 LB_LLC_SPREAD, 5.12 migrate_task-only active balance, 5.13 LBF_ACTIVE_LB, 5.16 LB_NEWIDLE_COST, 5.18 imb_numa_nr, 6.6 LB_SMT_BALANCE, 6.6 LB_SIBLING_IMBALANCE, 6.19 NI_RANDOM, 6.19 LB_SERIALIZE_NEWIDLE; wakeup 5.12+ select_idle_sibling (one select_idle_cpu pass for cores or CPUs, prev's SMT siblings, SIS_UTIL)
+   * era 6.19: fair pick EEVDF; balancer v5.5 rework (group_type, migration_type), 5.7 runnable_avg in group_classify, 5.10 LB_LLC_SPREAD, 5.12 migrate_task-only active balance, 5.13 LBF_ACTIVE_LB, 5.16 LB_NEWIDLE_COST, 5.18 imb_numa_nr, 6.6 LB_SMT_BALANCE, 6.6 LB_SIBLING_IMBALANCE, 6.19 NI_RANDOM, 6.19 LB_SERIALIZE_NEWIDLE; wakeup 5.12+ select_idle_sibling (one select_idle_cpu pass for cores or CPUs, prev's SMT siblings, SIS_UTIL); PELT v4.11 accumulate_sum
    * context switches: 38 (380/s)
    *   voluntary 0 (nvcsw), involuntary 34 (nivcsw), out of idle 4
    * wakeup preemptions: 0 (0.0/s)

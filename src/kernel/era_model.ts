@@ -1,6 +1,6 @@
 // What an era runs in the model, in words: the fair pick policy, the load balancer's generation
-// and the later-release changes it carries, and the wakeup path. `schedlab domains` and
-// explain() print it; docs/balancer-history.md has the commits.
+// and the later-release changes it carries, the wakeup path and the form of PELT.
+// `schedlab domains` and explain() print it; docs/balancer-history.md has the commits.
 import { ERA_TRAITS, type Era, eraAtLeast, eraDefaults } from "./features";
 
 /** The fair class's pick: CFS up to 5.19, EEVDF from 6.6 (core.ts chooses the FairPolicy). */
@@ -14,7 +14,9 @@ export function balancerOf(era: Era): string {
     case "2.6":
       return "2.6.29 find_busiest_group (cpu_load[] of load weights, __cpu_power, imbalance_pct)";
     case "4.x":
-      return "4.x find_busiest_group (PELT with cpu_load[] and load_idx; group_other/imbalanced/overloaded)";
+      return ERA_TRAITS[era].capacityFactor
+        ? "4.x find_busiest_group (PELT with cpu_load[] and load_idx; group_other/imbalanced/overloaded; capacity in tasks, sg_capacity_factor)"
+        : "4.x find_busiest_group (PELT with cpu_load[] and load_idx; group_other/imbalanced/overloaded)";
     case "5.x": {
       const f = eraDefaults(era).features;
       const parts = ["v5.5 rework (group_type, migration_type)"];
@@ -52,7 +54,20 @@ export function wakeupOf(era: Era): string {
   }
 }
 
-/** One line on what the era runs: pick policy, balancer version, wakeup path. */
+/** The per-entity load tracking an era runs (fair/pelt_form.ts chooses the code). */
+export function peltOf(era: Era): string {
+  const t = ERA_TRAITS[era];
+  if (!t.pelt) return "none (load weights)";
+  if (t.pelt38)
+    return "v3.8 runnable_avg_sum / runnable_avg_period (load_avg_contrib, runnable_load_avg and blocked_load_avg; no util_avg)";
+  if (t.pelt43)
+    return "v4.3 __update_load_avg (load_sum / util_sum over LOAD_AVG_MAX, runnable_load_avg)";
+  return t.runnableLoadAvg
+    ? "v4.11 accumulate_sum, with runnable_load_avg"
+    : "v4.11 accumulate_sum";
+}
+
+/** One line on what the era runs: pick policy, balancer version, wakeup path, PELT. */
 export function eraModelNote(era: Era): string {
-  return `era ${era}: fair pick ${pickPolicyOf(era)}; balancer ${balancerOf(era)}; wakeup ${wakeupOf(era)}`;
+  return `era ${era}: fair pick ${pickPolicyOf(era)}; balancer ${balancerOf(era)}; wakeup ${wakeupOf(era)}; PELT ${peltOf(era)}`;
 }

@@ -32,6 +32,20 @@ export interface EraTraits {
    */
   readonly pelt43: boolean;
   /**
+   * PELT in its first form, v3.8 (9d85f21c94f7, 9ee474f55664, Paul Turner) until 9d89c257dfb9
+   * replaced it in v4.3: per-entity runnable_avg_sum / runnable_avg_period and load_avg_contrib,
+   * cfs_rq->runnable_load_avg and blocked_load_avg decayed through decay_counter
+   * (fair/pelt_v38.ts, the 3.19 code: v4.1 added utilization_avg_contrib to this form, not
+   * modelled). wake_affine weighs the tasks by se->load.weight.
+   */
+  readonly pelt38: boolean;
+  /**
+   * The 4.x balancer counts a group's capacity in tasks (sg_capacity_factor: sum_nr_running
+   * above it is group_overloaded, below it group_has_free_capacity) until v4.1 replaced it with
+   * group_capacity / group_no_capacity from utilization ("sched: Replace capacity_factor by usage").
+   */
+  readonly capacityFactor: boolean;
+  /**
    * cfs_rq->runnable_load_avg, the PELT load of the queued entities only, kept beside load_avg
    * (v3.8 ... v5.6; "sched/fair: Replace runnable_load_avg by load_avg", v5.7, removed it). 4.x
    * weighted_cpuload() reads it; from v5.5 the balancer and wakeup path read load_avg instead
@@ -85,6 +99,8 @@ function traits(version: readonly [number, number], family: Family): EraTraits {
     family,
     pelt: at(3, 8),
     pelt43: at(4, 3) && !at(4, 11),
+    pelt38: at(3, 8) && !at(4, 3),
+    capacityFactor: !at(4, 1),
     runnableLoadAvg: at(3, 8) && !at(5, 7),
     idleCores: at(4, 9),
     pickMovesToFront: at(4, 16),

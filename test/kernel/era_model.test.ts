@@ -1,7 +1,13 @@
 // What `schedlab domains` and explain() say an era runs (src/kernel/era_model.ts).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { balancerOf, eraModelNote, pickPolicyOf, wakeupOf } from "../../src/kernel/era_model";
+import {
+  balancerOf,
+  eraModelNote,
+  peltOf,
+  pickPolicyOf,
+  wakeupOf,
+} from "../../src/kernel/era_model";
 import { ERAS } from "../../src/kernel/features";
 
 test("each era names its pick policy, balancer version and wakeup depth limit", () => {
@@ -23,4 +29,24 @@ test("each era names its pick policy, balancer version and wakeup depth limit", 
   assert.match(wakeupOf("5.19"), /SIS_PROP\)$/);
   assert.match(wakeupOf("6.6"), /SIS_UTIL\)$/);
   assert.match(eraModelNote("6.19"), /^era 6\.19: fair pick EEVDF; balancer .*; wakeup /);
+});
+
+test("each era names its PELT form; 3.19 its capacity in tasks", () => {
+  assert.deepEqual(
+    ERAS.map((e) => peltOf(e).split(" ").slice(0, 2).join(" ")),
+    [
+      "none (load",
+      "v3.8 runnable_avg_sum",
+      "v4.3 __update_load_avg",
+      "v4.11 accumulate_sum,",
+      "v4.11 accumulate_sum",
+      "v4.11 accumulate_sum",
+      "v4.11 accumulate_sum",
+      "v4.11 accumulate_sum",
+    ],
+  );
+  assert.match(peltOf("5.6"), /with runnable_load_avg$/);
+  assert.match(balancerOf("3.19"), /sg_capacity_factor/);
+  assert.doesNotMatch(balancerOf("4.8"), /sg_capacity_factor/);
+  assert.match(eraModelNote("3.19"), /; PELT v3\.8 runnable_avg_sum/);
 });

@@ -271,10 +271,13 @@ export class FairClass implements SchedClass {
     if (this.pelt) this.entityPelt(this.pelt.update, rq, p);
   }
 
-  /** One of the era's entity PELT steps at this rq's PELT clock, running = cfs_rq->curr == se. */
-  private entityPelt(step: PeltForm["update"], rq: Rq, p: Task): void {
+  /**
+   * One of the era's entity PELT steps at this rq's PELT clock, running = cfs_rq->curr == se;
+   * `flag` is ENQUEUE_WAKEUP / DEQUEUE_SLEEP for enqueue / dequeue.
+   */
+  private entityPelt(step: PeltForm["enqueue"], rq: Rq, p: Task, flag = false): void {
     const k = this.k; // CPU invariance on smaller CPUs: pelt_clock.ts
-    step(rqClockPeltOf(k, rq), rq.cfs, p.se, rq.cfs.curr === p, peltScaleCpu(k, rq));
+    step(rqClockPeltOf(k, rq), rq.cfs, p.se, rq.cfs.curr === p, peltScaleCpu(k, rq), flag);
   }
 
   /**
@@ -285,6 +288,8 @@ export class FairClass implements SchedClass {
   postInitEntity(rq: Rq, p: Task): void {
     const form = this.pelt;
     if (!form) return;
+    // v3.8 ... v4.2: init_task_runnable_average from sched_slice on the chosen cfs_rq instead
+    if (form.initNew) return form.initNew(p.se, schedSlice(this.k, rq.cfs, p));
     const cfs = rq.cfs;
     const now = rqClockPeltOf(this.k, rq);
     const scaleCpu = peltScaleCpu(this.k, rq);
@@ -346,7 +351,7 @@ export class FairClass implements SchedClass {
     }
     if (this.lastPut === p) this.lastPut = null;
     if (cfs.curr === p) this.updateCurr(rq);
-    if (this.pelt) this.entityPelt(this.pelt.enqueue, rq, p);
+    if (this.pelt) this.entityPelt(this.pelt.enqueue, rq, p, (flags & ENQUEUE_WAKEUP) !== 0);
     cfs.tasks.unshift(p);
     // EEVDF: the lag the wakee brings back (se->vlag of its dequeue), before place_entity
     if (this.policy.placesEveryEnqueue && flags & ENQUEUE_WAKEUP)
@@ -412,7 +417,7 @@ export class FairClass implements SchedClass {
     }
     this.policy.onDequeue?.(this.k, cfs, p, (flags & DEQUEUE_SLEEP) !== 0);
     if (cfs.curr !== p) removeFromQueue(cfs.queue, p);
-    if (this.pelt) this.entityPelt(this.pelt.dequeue, rq, p);
+    if (this.pelt) this.entityPelt(this.pelt.dequeue, rq, p, (flags & DEQUEUE_SLEEP) !== 0);
     removeFromQueue(cfs.tasks, p);
     clearBuddies(cfs, p);
     p.se.onRq = false;
@@ -475,7 +480,7 @@ export class FairClass implements SchedClass {
     clearBuddies(cfs, p); // a buddy has to earn the favour again
     if (cfs.curr !== p) {
       removeFromQueue(cfs.queue, p);
-      this.updateLoad(rq, p);
+      if (this.pelt?.updatesAtSetNext) this.updateLoad(rq, p);
       cfs.curr = p;
       // put_prev_set_next_task: no set_next_entity when prev (rq->curr here) is picked again
       if (!samePrev) this.policy.onSetNext?.(this.k, cfs, p);
@@ -503,7 +508,7 @@ export class FairClass implements SchedClass {
 
   taskTick(rq: Rq, curr: Task): void {
     this.updateCurr(rq);
-    this.updateLoad(rq, curr);
+    if (this.pelt) this.entityPelt(this.pelt.tick ?? this.pelt.update, rq, curr);
     if (rq.cfs.nrRunning > 1 && this.policy.checkPreemptTick(this.k, rq.cfs, curr)) {
       this.k.reschedCurr(rq);
     }

@@ -2,8 +2,9 @@
 // running contribution by the CPU's capacity (a task always running on a little CPU settles at
 // 462); 5.1+ scale time instead (rq_clock_pelt runs at 462/1024 of the task clock while busy, so
 // an always-running task still tends to 1024, more slowly; a periodic task's util follows its
-// work, not its time; a saturated rq's idle gap is lost idle time). 3.19 has neither, and every
-// 1024-capacity CPU keeps the unscaled clock.
+// work, not its time; a saturated rq's idle gap is lost idle time). 3.19 has neither, nor any
+// util_avg (its load_avg_contrib counts runnable time), and every 1024-capacity CPU keeps the
+// unscaled clock.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { run, sleep, wait } from "../../../src/kernel/ops";
@@ -30,19 +31,21 @@ const periodic = function* () {
   }
 };
 
-test("pelt invariance: a task always running on a 462 CPU settles near 462 in 4.8, tends to 1024 from 5.1, and 1024 in 3.19", () => {
-  const at = (era: Era, ms: number) => {
+test("pelt invariance: a task always running on a 462 CPU settles near 462 in 4.8, tends to 1024 from 5.1; 3.19 has no util, and its load is not scaled", () => {
+  const at = (era: Era, ms: number, what: "utilAvg" | "loadAvg" = "utilAvg") => {
     const k = kernel(era);
     const h = k.spawn({ comm: "h", cpu: 1, cpus: [1], program: hog });
     const b = k.spawn({ comm: "b", cpu: 5, cpus: [5], program: hog });
     k.runUntil(ms * MS);
-    return { little: h.se.avg.utilAvg, big: b.se.avg.utilAvg };
+    return { little: h.se.avg[what], big: b.se.avg[what] };
   };
   const u48 = at("4.8", 800);
   // v4.8 divides a saturated sum by LOAD_AVG_MAX when it crosses a boundary: 1002 .. 1024 x scale
   assert.ok(u48.little <= 462 && u48.little >= 450, `4.8 little ${u48.little}`);
   assert.ok(u48.big <= 1024 && u48.big >= 1002, `4.8 big ${u48.big}`);
-  assert.equal(at("3.19", 800).little, 1024);
+  assert.deepEqual(at("3.19", 800), { little: 0, big: 0 });
+  // load_avg_contrib = runnable_avg_sum x 1024 / (runnable_avg_period + 1): runnable all the time
+  assert.deepEqual(at("3.19", 800, "loadAvg"), { little: 1023, big: 1023 });
   for (const era of ["5.19", "6.19"] as Era[]) {
     // 50 ms of task clock are ~22.6 ms of rq_clock_pelt on the little CPU: from the fork's
     // util (half the spare capacity), 1024 - (1024 - 231) * y^22.6 ~ 539 (the unscaled clock
@@ -55,15 +58,15 @@ test("pelt invariance: a task always running on a 462 CPU settles near 462 in 4.
 });
 
 test("pelt invariance: from 5.1 a periodic task's util on a little CPU follows its work, not its longer run time", () => {
-  const util = (era: Era) => {
+  const util = (era: Era, what: "utilAvg" | "loadAvg" = "utilAvg") => {
     const k = kernel(era);
     const p = k.spawn({ comm: "p", cpu: 2, cpus: [2], program: periodic });
     const pb = k.spawn({ comm: "pb", cpu: 6, cpus: [6], program: periodic });
     k.runUntil(800 * MS);
-    return { little: p.se.avg.utilAvg, big: pb.se.avg.utilAvg };
+    return { little: p.se.avg[what], big: pb.se.avg[what] };
   };
-  // 3.19: 4.4 ms running in every 12.4 ms period counts as ~35% of the time
-  const raw = util("3.19");
+  // 3.19 (no util): 4.4 ms runnable in every 12.4 ms period counts as ~35% of the time
+  const raw = util("3.19", "loadAvg");
   assert.ok(raw.little > 1.5 * raw.big, `3.19 ${raw.little} vs big ${raw.big}`);
   for (const era of ["5.19", "6.19"] as Era[]) {
     // the same 2 ms of work, spread over a longer period (12.4 ms): at most the big CPU's util

@@ -173,19 +173,25 @@ export interface SgStats2629 {
 export const GROUP_TYPES_48 = ["group_other", "group_imbalanced", "group_overloaded"] as const;
 export type GroupType48 = (typeof GROUP_TYPES_48)[number];
 
-/** 4.8 struct sg_lb_stats. */
+/** 4.8 struct sg_lb_stats, with the 3.19 capacity factor. */
 export interface SgLbStats48 {
   avgLoad: number;
   groupLoad: number;
   sumWeightedLoad: number;
   loadPerTask: number;
   groupCapacity: number;
+  /** Σ cpu_util (4.1+; 0 in 3.19, which tracks no utilization). */
   groupUtil: number;
   sumNrRunning: number; // cfs.h_nr_running summed
   idleCpus: number;
   groupWeight: number;
   groupType: GroupType48;
+  /** group_no_capacity (4.1+: group_is_overloaded); 3.19: sum_nr_running > group_capacity_factor. */
   groupNoCapacity: boolean;
+  /** 3.19 group_capacity_factor (sg_capacity_factor): the tasks the group can run; 0 from 4.1. */
+  groupCapacityFactor: number;
+  /** 3.19 group_has_free_capacity: group_capacity_factor > sum_nr_running. */
+  groupHasFreeCapacity: boolean;
 }
 
 /** 4.8 struct sd_lb_stats. */

@@ -2,7 +2,8 @@
 // cpu_load[]-biased loads, group_classify (overloaded / imbalanced / other),
 // update_sd_pick_busiest, find_busiest_group's chain with the CPU_IDLE idle-CPU test,
 // calculate_imbalance + fix_small_imbalance, find_busiest_queue and need_active_balance.
-// 3.19 is approximated by this code (it still had capacity_factor).
+// 3.19 runs this code with its capacity in tasks (ERA_TRAITS.capacityFactor, capacity_factor.ts:
+// group_capacity_factor, group_has_free_capacity) where 4.1+ read utilization.
 import type { SchedGroup } from "../../topology/sched_domain";
 import { SD_ASYM_PACKING, SD_PREFER_SIBLING } from "../../topology/sched_domain";
 import {
@@ -22,6 +23,8 @@ import {
 } from "./types";
 import { sourceLoad, targetLoad, weightedCpuload } from "../cpu_load";
 import { checkCpuCapacity, cpuAvgLoadPerTask, cpuUtil, getSdLoadIdx, lbHook } from "./common";
+import { cpuCapacityFactor, sgCapacityFactor } from "./capacity_factor";
+import { ERA_TRAITS } from "../../features";
 
 const ULONG_MAX = 2 ** 64 - 1;
 const typeRank = (t: GroupType48): number =>
@@ -40,7 +43,17 @@ function emptySgs(): SgLbStats48 {
     groupWeight: 0,
     groupType: "group_other",
     groupNoCapacity: false,
+    groupCapacityFactor: 0,
+    groupHasFreeCapacity: false,
   };
+}
+
+/** The 3.19 balancer counts capacity in tasks (sg_capacity_factor) instead of utilization. */
+const capacityInTasks = (env: LbEnv): boolean => ERA_TRAITS[env.era].capacityFactor;
+
+/** group_has_capacity (4.1+) or, in 3.19, group_has_free_capacity. */
+function hasCapacity(env: LbEnv, sgs: SgLbStats48): boolean {
+  return capacityInTasks(env) ? sgs.groupHasFreeCapacity : groupHasCapacity48(env, sgs);
 }
 
 /** group_has_capacity: fewer tasks than CPUs, or utilisation clearly below capacity. */
@@ -55,14 +68,18 @@ export function groupIsOverloaded48(env: LbEnv, sgs: SgLbStats48): boolean {
   return sgs.groupCapacity * 100 < sgs.groupUtil * env.sd.imbalancePct;
 }
 
-/** group_classify (4.x). */
+/** group_classify (4.x; 3.19's overloaded is sum_nr_running > group_capacity_factor). */
 export function groupClassify48(group: SchedGroup, sgs: SgLbStats48): GroupType48 {
   if (sgs.groupNoCapacity) return "group_overloaded";
   if (group.imbalance) return "group_imbalanced"; // sg_imbalanced: sgc->imbalance
   return "group_other";
 }
 
-/** update_sg_lb_stats (4.8): target_load for the local group, source_load for the others. */
+/**
+ * update_sg_lb_stats (4.8): target_load for the local group, source_load for the others. 3.19
+ * sums no utilization; its group is overloaded above sg_capacity_factor tasks and has free
+ * capacity below it.
+ */
 export function updateSgLbStats48(
   env: LbEnv,
   group: SchedGroup,
@@ -70,6 +87,7 @@ export function updateSgLbStats48(
   localGroup: boolean,
 ): SgLbStats48 {
   const sgs = emptySgs();
+  const inTasks = capacityInTasks(env);
   for (const i of group.cpus) {
     if (!env.cpus.has(i)) continue;
     const rq = env.rq(i);
@@ -77,7 +95,7 @@ export function updateSgLbStats48(
       ? targetLoad(rq, loadIdx, env.era, env.features)
       : sourceLoad(rq, loadIdx, env.era, env.features);
     sgs.groupLoad += load;
-    sgs.groupUtil += cpuUtil(rq, env.era);
+    if (!inTasks) sgs.groupUtil += cpuUtil(rq, env.era);
     sgs.sumNrRunning += rq.cfsHNrRunning;
     sgs.sumWeightedLoad += weightedCpuload(rq, env.era);
     if (!rq.nrRunning && rq.idle) sgs.idleCpus++;
@@ -86,7 +104,13 @@ export function updateSgLbStats48(
   sgs.avgLoad = Math.floor((sgs.groupLoad * SCHED_LOAD_SCALE) / sgs.groupCapacity);
   if (sgs.sumNrRunning) sgs.loadPerTask = Math.floor(sgs.sumWeightedLoad / sgs.sumNrRunning);
   sgs.groupWeight = group.weight;
-  sgs.groupNoCapacity = groupIsOverloaded48(env, sgs);
+  if (inTasks) {
+    sgs.groupCapacityFactor = sgCapacityFactor(env.sd, group);
+    sgs.groupNoCapacity = sgs.sumNrRunning > sgs.groupCapacityFactor;
+    sgs.groupHasFreeCapacity = sgs.groupCapacityFactor > sgs.sumNrRunning;
+  } else {
+    sgs.groupNoCapacity = groupIsOverloaded48(env, sgs);
+  }
   sgs.groupType = groupClassify48(group, sgs);
   return sgs;
 }
@@ -135,7 +159,14 @@ export function updateSdLbStats48(env: LbEnv): SdLbStats48 {
       sds.localStat = sgs;
     } else {
       // Move excess tasks to siblings while the local group has room for them.
-      if (
+      if (capacityInTasks(env)) {
+        // 3.19: lower the group's capacity factor to one (group_has_free_capacity is kept)
+        if (preferSibling && sds.local && sds.localStat.groupHasFreeCapacity) {
+          sgs.groupCapacityFactor = Math.min(sgs.groupCapacityFactor, 1);
+          sgs.groupNoCapacity = sgs.sumNrRunning > sgs.groupCapacityFactor;
+          sgs.groupType = groupClassify48(sg, sgs);
+        }
+      } else if (
         preferSibling &&
         sds.local &&
         groupHasCapacity48(env, sds.localStat) &&
@@ -224,7 +255,17 @@ export function calculateImbalance48(env: LbEnv, sds: SdLbStats48): ImbalanceRes
   }
   let loadAboveCapacity = ULONG_MAX;
   // If there aren't any idle cpus, avoid creating some.
-  if (busiest.groupType === "group_overloaded" && local.groupType === "group_overloaded") {
+  if (
+    busiest.groupType === "group_overloaded" &&
+    local.groupType === "group_overloaded" &&
+    capacityInTasks(env)
+  ) {
+    // 3.19: the tasks above the capacity factor, in load per capacity
+    loadAboveCapacity = Math.floor(
+      ((busiest.sumNrRunning - busiest.groupCapacityFactor) * SCHED_LOAD_SCALE * 1024) /
+        busiest.groupCapacity,
+    );
+  } else if (busiest.groupType === "group_overloaded" && local.groupType === "group_overloaded") {
     loadAboveCapacity = busiest.sumNrRunning * SCHED_LOAD_SCALE;
     if (loadAboveCapacity > busiest.groupCapacity) {
       loadAboveCapacity -= busiest.groupCapacity;
@@ -288,12 +329,11 @@ export function findBusiestGroup48(ctx: FindBusiestGroupCtx): FbgResult {
     return balanced(sds.busiest ? "busiest_no_tasks" : "no_busiest");
   sds.avgLoad = Math.floor((SCHED_LOAD_SCALE * sds.totalLoad) / sds.totalCapacity);
   let forced = busiest.groupType === "group_imbalanced";
-  if (
-    !forced &&
-    env.idle === "CPU_NEWLY_IDLE" &&
-    groupHasCapacity48(env, local) &&
-    busiest.groupNoCapacity
-  )
+  // SD_BALANCE_NEWIDLE trumps SMP nice when underutilized (3.19: by free capacity in tasks)
+  const busiestFull = capacityInTasks(env)
+    ? !busiest.groupHasFreeCapacity
+    : busiest.groupNoCapacity;
+  if (!forced && env.idle === "CPU_NEWLY_IDLE" && hasCapacity(env, local) && busiestFull)
     forced = true;
   if (!forced) {
     if (local.avgLoad >= busiest.avgLoad) return balanced("local_ge_busiest");
@@ -335,10 +375,12 @@ export function findBusiestGroup48(ctx: FindBusiestGroupCtx): FbgResult {
 
 /**
  * find_busiest_queue (4.8): max weighted_cpuload / capacity; a CPU with a single task heavier
- * than the imbalance is skipped unless its capacity is reduced (check_cpu_capacity).
+ * than the imbalance is skipped unless its capacity is reduced (check_cpu_capacity). 3.19 skips
+ * it when the CPU has a capacity factor (capacity_factor.ts).
  */
 export function findBusiestQueue48(ctx: FindBusiestQueueCtx): LbRq | null {
   const { env, group } = ctx;
+  const inTasks = capacityInTasks(env);
   let busiest: LbRq | null = null;
   let busiestLoad = 0;
   let busiestCapacity = 1;
@@ -347,7 +389,10 @@ export function findBusiestQueue48(ctx: FindBusiestQueueCtx): LbRq | null {
     const rq = env.rq(i);
     const capacity = rq.cpuCapacity;
     const wl = weightedCpuload(rq, env.era);
-    if (rq.nrRunning === 1 && wl > env.imbalance && !checkCpuCapacity(rq, env.sd)) continue;
+    const reduced = inTasks
+      ? !cpuCapacityFactor(env.sd, group, capacity)
+      : checkCpuCapacity(rq, env.sd);
+    if (rq.nrRunning === 1 && wl > env.imbalance && !reduced) continue;
     if (wl * busiestCapacity > busiestLoad * capacity) {
       busiestLoad = wl;
       busiestCapacity = capacity;

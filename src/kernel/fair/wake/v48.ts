@@ -8,12 +8,13 @@
 //   3. walk this_cpu's domains: the first SD_WAKE_AFFINE one spanning prev_cpu is affine_sd
 //      (it wins over any SD_BALANCE_WAKE domain below it);
 //   4. wake_affine(affine_sd): effective loads at wake_idx (source_load(prev),
-//      target_load(this)), a sync wakeup subtracts the waker's load_avg, then
+//      target_load(this)), a sync wakeup subtracts the waker's load_avg (3.19: load.weight), then
 //      100 * capacity(prev) * (this_load + p) <= (100 + (pct - 100) / 2) * capacity(this) * prev_load
 //      (or this_load <= 0) makes this_cpu the target;
 //   5. select_idle_sibling(p, target) of 4.8: target if idle; prev if idle and cache-affine;
 //      else a group of sd_llc (or a lower domain) whose CPUs are all idle (none of them target).
 // Forks/execs (and wakeups on SD_BALANCE_WAKE domains): find_idlest_group / find_idlest_cpu.
+import { ERA_TRAITS } from "../../features";
 import { WF_SYNC } from "../../sched";
 import {
   SD_BALANCE_WAKE,
@@ -70,20 +71,22 @@ export function wakeWide312(ctx: WakeWideCtx): boolean {
 }
 
 /**
- * wake_affine (4.8): weights are PELT load_avg (task_h_load without groups); effective_load of
- * the root group is the weight itself, so a sync wakeup takes the waker's load off this_cpu and
- * leaves prev's load alone.
+ * wake_affine (4.8): weights are PELT load_avg (task_h_load without groups); 3.19 weighs the
+ * waker and the wakee by se->load.weight ("weight = p->se.load.weight", fair.c v3.19) against
+ * the same runnable_load_avg based loads. effective_load of the root group is the weight itself,
+ * so a sync wakeup takes the waker's weight off this_cpu and leaves prev's load alone.
  */
 export function wakeAffine48(ctx: WakeAffineCtx): number {
   const { k, p, sd, thisCpu, prevCpu } = ctx;
   const idx = sd.wakeIdx;
   const load = sourceLoad(k.lbRq(prevCpu), idx, k.era, k.features);
   let thisLoad = targetLoad(k.lbRq(thisCpu), idx, k.era, k.features);
+  const loadWeight = ERA_TRAITS[k.era].pelt38;
   if (ctx.sync) {
     const current = currentOn(k, thisCpu);
-    thisLoad -= current ? current.se.avg.loadAvg : 0;
+    if (current) thisLoad -= loadWeight ? current.se.weight : current.se.avg.loadAvg;
   }
-  const weight = p.se.avg.loadAvg;
+  const weight = loadWeight ? p.se.weight : p.se.avg.loadAvg;
   // In low-load situations, where prev_cpu is idle and this_cpu is idle due to the sync cause
   // above having dropped this_load to 0, we'll always have an imbalance; that's good too.
   let thisEffLoad = 100 * k.rqs[prevCpu].cpuCapacity;
