@@ -89,6 +89,14 @@ export interface EraTraits {
    * cfs_rq whatever it held (its max was for wakeups only). EEVDF eras place by lag instead.
    */
   readonly forkFromParent: boolean;
+  /**
+   * RT bandwidth throttling of each CPU's root rt_rq by def_rt_bandwidth (sched_rt_runtime_us
+   * per sched_rt_period_us; rt/bandwidth.ts). Every modelled era up to 6.6 has it (kernel/sched_rt.c
+   * v2.6.29, kernel/sched/rt.c v3.19, v4.8); v6.12 removed it without RT_GROUP_SCHED
+   * (5f6bd380c7bd "sched/rt: Remove default bandwidth control", v6.12-rc1) for the fair server, a
+   * deadline server that runs fair tasks (not modelled: 6.19 throttles no RT task).
+   */
+  readonly rtRootBandwidth: boolean;
 }
 
 function traits(version: readonly [number, number], family: Family): EraTraits {
@@ -112,6 +120,7 @@ function traits(version: readonly [number, number], family: Family): EraTraits {
     idleCpuChecksQueued: at(3, 2),
     ttwuOnCpu: at(5, 8),
     forkFromParent: version[0] > 2,
+    rtRootBandwidth: !at(6, 12),
   };
 }
 
@@ -259,6 +268,14 @@ export const FEATURES = {
     // irq_work walk of the rto_mask for 4.8 too.
     default: from("4.8"),
     why: "an idle-ish CPU asks overloaded CPUs by IPI to push RT tasks instead of all of them pulling and contending on one rq lock",
+  },
+  RT_RUNTIME_SHARE: {
+    // SCHED_FEAT(RT_RUNTIME_SHARE, true) in kernel/sched/features.h v3.19 and v4.8; off from v5.10
+    // (2586af1ac187 "sched/rt: Disable RT_RUNTIME_SHARE by default", Daniel Bristot de Oliveira,
+    // in the v5.10 scheduler pull, Message-ID <20201012133701.GA3206705@gmail.com>). v2.6.29 has
+    // no switch: its balance_runtime always borrows (kernel/sched_rt.c), which the default keeps.
+    default: upTo("5.6"),
+    why: "balance_runtime: an rt_rq past its runtime borrows unused runtime from the other CPUs of the root domain (up to a whole period), so a spinning RT task can keep its CPU",
   },
   SIS_PROP: {
     default: ["5.6", "5.10", "5.19"] as readonly Era[],

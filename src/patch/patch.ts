@@ -47,9 +47,14 @@ export function checkTunable(where: string, name: string, value: unknown): void 
   if (!TUNABLE_NAMES.includes(name)) {
     throw new Error(`${where}: unknown tunable "${name}" (accepted: ${TUNABLE_NAMES.join(", ")})`);
   }
+  // sched_rt_runtime_us = -1 is RUNTIME_INF: no RT throttling (rt_bandwidth_enabled() is false).
+  if (name === "sched_rt_runtime_us" && value === -1) return;
   if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
-    throw new Error(`${where}: tunable ${name} must be a finite number >= 0 (got ${value})`);
+    const inf = name === "sched_rt_runtime_us" ? " or -1 (RUNTIME_INF)" : "";
+    throw new Error(`${where}: tunable ${name} must be a finite number >= 0${inf} (got ${value})`);
   }
+  if (name === "sched_rt_period_us" && !(value >= 1))
+    throw new Error(`${where}: tunable sched_rt_period_us must be >= 1 (got ${value})`);
   if (name === "hz" && (!Number.isInteger(value) || value < 1))
     throw new Error(`${where}: tunable hz must be a positive integer (got ${value})`);
 }

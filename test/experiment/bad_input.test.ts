@@ -46,6 +46,16 @@ const CASES: Array<[string, () => unknown, RegExp]> = [
     /sched_latency_ns must be a finite number >= 0 \(got NaN\)/,
   ],
   [
+    "sched_rt_runtime_us below -1 (only -1, RUNTIME_INF, is negative)",
+    () => box().tunables({ sched_rt_runtime_us: -2 }),
+    /tunable sched_rt_runtime_us must be a finite number >= 0 or -1 \(RUNTIME_INF\) \(got -2\)/,
+  ],
+  [
+    "sched_rt_period_us 0",
+    () => box().tunables({ sched_rt_period_us: 0 }),
+    /tunable sched_rt_period_us must be >= 1 \(got 0\)/,
+  ],
+  [
     "zero hogs",
     () => workload.hogs({ n: 0 }),
     /workload\.hogs: n must be an integer from 1 to 100000 \(got 0\)/,

@@ -59,6 +59,8 @@ export interface FuzzCase {
   };
   era: Era;
   hz: number;
+  /** sched_rt_period_us and sched_rt_runtime_us: short periods throttle RT within a case. */
+  rt: { periodUs: number; runtimeUs: number };
   /** CPUs (modulo the machine, never cpu0) offline after boot. */
   offline: number[];
   /** Hotplug toggles: at ms, cpu (modulo, never cpu0). */
@@ -220,6 +222,14 @@ export const fuzzCase: fc.Arbitrary<FuzzCase> = fc.record({
   machine,
   era: fc.constantFrom(...ERAS),
   hz: fc.constantFrom(100, 250, 1000),
+  rt: fc.constantFrom(
+    { periodUs: 1_000_000, runtimeUs: 950_000 },
+    { periodUs: 10_000, runtimeUs: 9_500 },
+    { periodUs: 10_000, runtimeUs: 4_000 },
+    { periodUs: 4_000, runtimeUs: 500 },
+    { periodUs: 10_000, runtimeUs: 0 },
+    { periodUs: 10_000, runtimeUs: -1 },
+  ),
   offline: fc.uniqueArray(fc.nat(63), { maxLength: 3 }),
   hotplug: fc.array(fc.record({ atMs: fc.integer({ min: 1, max: 59 }), cpu: fc.nat(63) }), {
     maxLength: 4,
@@ -321,7 +331,11 @@ export function runFuzzCase(c: FuzzCase): IterationResult {
     .llc(m.llc)
     .nodes(m.nodes)
     .era(c.era)
-    .tunables({ hz: c.hz });
+    .tunables({
+      hz: c.hz,
+      sched_rt_period_us: c.rt.periodUs,
+      sched_rt_runtime_us: c.rt.runtimeUs,
+    });
   const mach = exp.machine();
   const n = mach.cpus.length;
   const offline = [...new Set(c.offline.map((x) => x % n).filter((x) => x !== 0))];

@@ -551,7 +551,7 @@ export class Kernel implements SchedCore {
   /** After an event on a CPU: charge its kernel work to the task (idle: overhead), resched. */
   finish(rq: Rq): void {
     const p = rq.curr;
-    if (rq.needResched || (p === null && rq.nrRunning > 0)) {
+    if (rq.needResched || (p === null && rq.nrRunning > this.rt.nrUnpickable(rq))) {
       this.schedule(rq);
     } else if (this.chargeNs > 0 && p) {
       stopSegment(this, rq, p);

@@ -29,7 +29,7 @@ export function checkInvariants(k: SchedCore): void {
           `invariant: ${c.comm}/${c.pid} runs on cpu${rq.cpu} but task_cpu is ${c.cpu}`,
         );
     }
-    let nr = rq.cfs.nrRunning + rq.rt.rtNrRunning + (rq.stopQueued ? 1 : 0);
+    let nr = rq.cfs.nrRunning + rq.rt.rtNrRunning - k.rt.nrHidden(rq) + (rq.stopQueued ? 1 : 0);
     if (nr !== rq.nrRunning)
       throw new Error(`invariant: cpu${rq.cpu} nr_running ${rq.nrRunning} != class sum ${nr}`);
     nr = rq.cfs.queue.length + (rq.cfs.curr?.se.onRq ? 1 : 0);

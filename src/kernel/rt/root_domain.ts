@@ -351,4 +351,6 @@ export interface RtClassApi extends SchedClass {
   balance(rq: Rq, prev: Task | null): void;
   /** highest_prio.next: the best pushable prio. */
   highestPrioNext(rq: Rq): number;
+  /** Tasks of rq's rt_rq that a throttle took out of nr_running (v3.19+; rt/bandwidth.ts). */
+  nrHidden(rq: Rq): number;
 }

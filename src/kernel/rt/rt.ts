@@ -2,10 +2,12 @@
 // priority, and the SMP bookkeeping the push/pull balancer reads: rt_nr_migratory, the overload
 // state (rto_mask of the root domain), the pushable_tasks plist and cpupri, kept current on every
 // enqueue/dequeue as inc_rt_prio/dec_rt_prio do. Wakeup placement and find_lowest_rq are in
-// select.ts; push, pull and RT_PUSH_IPI in push.ts. RT throttling is not modelled.
+// select.ts; push, pull and RT_PUSH_IPI in push.ts; RT throttling (rt_time, rt_runtime,
+// rt_throttled, the period timer, RT_RUNTIME_SHARE) in bandwidth.ts.
 import type { SchedCore } from "../core/api";
 import type { ClassName, Rq, Task } from "../sched";
 import { MAX_RT_PRIO } from "../sched";
+import { RtBandwidth } from "./bandwidth";
 import { RtRootDomain, type RtClassApi } from "./root_domain";
 import {
   pullBeforePick,
@@ -23,6 +25,8 @@ export { RtRootDomain } from "./root_domain";
 export class RtClass implements RtClassApi {
   readonly name = "rt";
   readonly rd: RtRootDomain;
+  /** def_rt_bandwidth and each root rt_rq's rt_time / rt_runtime / rt_throttled. */
+  readonly bw: RtBandwidth;
   /** Tasks counted in rt_nr_migratory, so an affinity change while queued cannot skew the count. */
   private readonly migratory = new Set<Task>();
   /** Set once the core calls balance() before its pick; until then a newidle hook pulls. */
@@ -30,6 +34,7 @@ export class RtClass implements RtClassApi {
 
   constructor(private readonly k: SchedCore) {
     this.rd = new RtRootDomain(k.rqs, k.era);
+    this.bw = new RtBandwidth(k);
     // Lockless readers and writers act at this context's clock (see RtRootDomain.clock).
     this.rd.clock = () => k.now + k.chargeNs;
     this.rd.ctx = {
@@ -54,11 +59,23 @@ export class RtClass implements RtClassApi {
     if (delta <= 0) return;
     curr.se.execStart = now;
     curr.se.sumExecRuntime += delta;
+    this.bw.account(rq, delta);
+  }
+
+  /** Tasks of rq's rt_rq a throttle took out of nr_running (v3.19+). */
+  nrHidden(rq: Rq): number {
+    return this.bw.nrHidden(rq);
+  }
+
+  /** Tasks counted in rq's nr_running that pick_next_task_rt skips (a throttled rt_rq, v2.6.29). */
+  nrUnpickable(rq: Rq): number {
+    return this.bw.nrUnpickable(rq);
   }
 
   /** enqueue_task_rt: list, counts, inc_rt_prio (cpupri), update_rt_migration, pushable. */
   enqueueTask(rq: Rq, p: Task, _flags: number): void {
     const rt = rq.rt;
+    this.bw.enqueue(rq);
     rt.queues[p.prio].push(p);
     p.se.onRq = true;
     rt.rtNrRunning++;
@@ -78,6 +95,7 @@ export class RtClass implements RtClassApi {
   dequeueTask(rq: Rq, p: Task, _flags: number): boolean {
     const rt = rq.rt;
     if (rq.curr === p) this.updateCurr(rq);
+    this.bw.dequeue(rq);
     const q = rt.queues[p.prio];
     const i = q.indexOf(p);
     if (i >= 0) q.splice(i, 1);
@@ -141,10 +159,13 @@ export class RtClass implements RtClassApi {
     return list.length > 0 ? list[0].prio : MAX_RT_PRIO;
   }
 
-  /** pick_next_task_rt: the head of the highest non-empty list; the running task is never pushable. */
+  /**
+   * pick_next_task_rt: the head of the highest non-empty list, unless the rt_rq is throttled
+   * (v2.6.29 rt_rq_throttled, later !rt_queued); the running task is never pushable.
+   */
   pickNextTask(rq: Rq): Task | null {
     const rt = rq.rt;
-    if (rt.rtNrRunning === 0) return null;
+    if (rt.rtNrRunning === 0 || this.bw.throttled[rq.cpu] === 1) return null;
     const p = rt.queues[rt.highestPrio][0];
     p.se.execStart = this.k.now;
     this.dequeuePushable(rq, p);
@@ -242,12 +263,14 @@ export class RtClass implements RtClassApi {
     rtPrioChanged(this.k, rq, p, oldClass, oldPrio);
   }
 
-  /** rq_online_rt / rq_offline_rt: hotplug. */
+  /** rq_online_rt / rq_offline_rt: hotplug (__enable_runtime / __disable_runtime in between). */
   rqOnline(rq: Rq): void {
+    this.bw.enable(rq);
     rtRqOnline(this.k, rq);
   }
 
   rqOffline(rq: Rq): void {
+    this.bw.disable(rq);
     rtRqOffline(this.k, rq);
   }
 }

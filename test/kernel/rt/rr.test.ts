@@ -1,4 +1,4 @@
-// SCHED_RR time slices (RT throttling, not modelled: rt_throttle.test.ts).
+// SCHED_RR time slices (RT throttling: rt_throttle.test.ts).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { preset } from "../../../src/index";
