@@ -43,7 +43,7 @@ export function wakeupOf(era: Era): string {
     case "4.x":
       return eraAtLeast(era, "4.3")
         ? "4.x wake_wide + select_idle_sibling (idle group walk)"
-        : "3.x wake_wide (v3.12) + select_idle_sibling (idle group walk)";
+        : "3.x select_task_rq_fair (wake_wide of v3.12 inside wake_affine, every wakeup to select_idle_sibling) + select_idle_sibling (idle group walk)";
     case "5.x": {
       const f = eraDefaults(era).features;
       const depth = f.SIS_UTIL ? "SIS_UTIL" : f.SIS_PROP ? "SIS_PROP" : "no depth limit";

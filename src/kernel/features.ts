@@ -20,7 +20,8 @@ export interface EraTraits {
   readonly version: readonly [number, number];
   /**
    * fair.c's generation: "2.6" (cpu_load and load weights, no PELT), "4.x" (PELT with cpu_load[]
-   * and the sd load_idx; 3.19 runs the 4.x code with the pre-4.3 wake_wide), "5.x" (the v5.5 load_balance
+   * and the sd load_idx; 3.19 runs the 4.x code with its v3.8 PELT, capacity in tasks and its
+   * pre-4.3 select_task_rq_fair), "5.x" (the v5.5 load_balance
    * rewrite with group types and migration types; select_idle_sibling with idle cores).
    */
   readonly family: Family;

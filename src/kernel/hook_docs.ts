@@ -83,7 +83,14 @@ const myPatch = patch("wakelist-only-to-idle").replace("core.ttwu_queue_cond", (
         modelFile: `${WAKE}/v2629.ts`,
       },
       {
-        eras: ["3.19", "4.8"],
+        eras: ["3.19"],
+        kernel: "select_task_rq_fair(p, prev_cpu, sd_flag, wake_flags) (before v4.3's restructure)",
+        file: "kernel/sched/fair.c",
+        model: "selectTaskRqFair319",
+        modelFile: `${WAKE}/v319.ts`,
+      },
+      {
+        eras: ["4.8"],
         kernel: "select_task_rq_fair(p, prev_cpu, sd_flag, wake_flags)",
         file: "kernel/sched/fair.c",
         model: "selectTaskRqFair48",
@@ -114,7 +121,7 @@ const myPatch = patch("wakelist-only-to-idle").replace("core.ttwu_queue_cond", (
     returns:
       "the CPU to place p on (the core corrects a disallowed or offline answer with select_fallback_rq, and the checker stops a run on a CPU number out of range)",
     defaultDoes:
-      "Wakeups: walk up the domains of wakerCpu; with want_affine (p may run on wakerCpu and, 3.x+, !fair.wake_wide) the lowest SD_WAKE_AFFINE domain spanning prevCpu asks fair.wake_affine for the waking CPU or prevCpu, then fair.select_idle_sibling(prev, target) picks an idle CPU near it. Forks and execs (and wakeups with SD_BALANCE_WAKE) take the slow path: fair.find_idlest_group level by level, then the idlest CPU of that group. 2.6.29 calls wake_idle in place of select_idle_sibling and does fork/exec in sched_balance_self.",
+      "Wakeups: walk up the domains of wakerCpu; with want_affine (p may run on wakerCpu and, 4.3+, !fair.wake_wide) the lowest SD_WAKE_AFFINE domain spanning prevCpu asks fair.wake_affine for the waking CPU or prevCpu (3.19: unless fair.wake_wide, asked there), then fair.select_idle_sibling(prev, target) picks an idle CPU near it. Forks and execs (and, 4.3+, wakeups with SD_BALANCE_WAKE) take the slow path: fair.find_idlest_group level by level, then the idlest CPU of that group. 3.19 sends every wakeup to select_idle_sibling, skips domains without SD_LOAD_BALANCE instead of stopping there, and starts a fork's new_cpu at wakerCpu. 2.6.29 calls wake_idle in place of select_idle_sibling and does fork/exec in sched_balance_self.",
     example: {
       what: "a wakeup stays on prev_cpu whenever prev_cpu is idle",
       code: `import { patch, WF_TTWU } from "schedlab";

@@ -23,6 +23,8 @@ import {
   cpuLoadUpdateIdle,
   rqLoadWeight2629,
   updateCpuLoad2629,
+  updateCpuLoadActive319,
+  updateIdleCpuLoad319,
   weightedCpuload,
 } from "./cpu_load";
 import { balanceStats, bump } from "../counters";
@@ -77,9 +79,15 @@ export class FairBalancer {
     k.tickHooks.push((rq) => this.onTick(rq));
     k.newIdleHooks.push((rq) => this.idleBalance(rq));
     this.blockedAverages = ERA_TRAITS[k.era].pelt && ERA_TRAITS[k.era].family === "4.x";
+    this.cpuLoad47 = eraAtLeast(k.era, "4.7");
   }
   /** 4.x: the balancer reads stored averages, refreshed here (update_blocked_averages). */
   private readonly blockedAverages: boolean;
+  /**
+   * cpu_load[] updates of v4.7+ (cpu_load_update*, whose catch-up carries the tickless load in
+   * cpu_load[0]); before, v3.19's __update_cpu_load (cpu_load.ts updateCpuLoad319).
+   */
+  private readonly cpuLoad47: boolean;
 
   // ------------------------------------------------------------------ tick
 
@@ -88,8 +96,11 @@ export class FairBalancer {
     const k = this.k;
     const jiffies = jiffiesAt(k.now, this.hz);
     if (ERA_TRAITS[k.era].family === "2.6") updateCpuLoad2629(rq, rqLoadWeight2629(rq));
-    else if (ERA_TRAITS[k.era].family === "4.x")
-      cpuLoadUpdateActive(rq, weightedCpuload(k.lbRq(rq.cpu), k.era), jiffies, false);
+    else if (ERA_TRAITS[k.era].family === "4.x") {
+      const load = weightedCpuload(k.lbRq(rq.cpu), k.era);
+      if (this.cpuLoad47) cpuLoadUpdateActive(rq, load, jiffies, false);
+      else updateCpuLoadActive319(rq, load, jiffies);
+    }
     // trigger_load_balance: SCHED_SOFTIRQ when the rq's next_balance is due.
     if (k.now >= rq.nextBalance)
       this.rebalanceDomains(rq, rq.isIdle() ? "CPU_IDLE" : "CPU_NOT_IDLE");
@@ -430,7 +441,11 @@ export class FairBalancer {
     for (const rq of k.rqs) {
       if (!rq.online || !rq.isIdle()) continue;
       if (ERA_TRAITS[k.era].family === "4.x")
-        cpuLoadUpdateIdle(rq, rq.cfs.loadWeight, jiffiesAt(k.now, this.hz));
+        (this.cpuLoad47 ? cpuLoadUpdateIdle : updateIdleCpuLoad319)(
+          rq,
+          rq.cfs.loadWeight,
+          jiffiesAt(k.now, this.hz),
+        );
       if (k.now >= rq.nextBalance) {
         const prev = k.thisCpu;
         k.thisCpu = ilb.cpu;

@@ -1,6 +1,7 @@
 // rq->cpu_load[] (2.6.x-4.x, removed in 5.x) and the load signals the balancer reads from it:
-// update_cpu_load (2.6.29 kernel/sched.c), cpu_load_update* and decay_load_missed (4.8 fair.c),
-// weighted_cpuload, source_load / target_load with the LB_BIAS feature.
+// update_cpu_load (2.6.29 kernel/sched.c), __update_cpu_load and update_*cpu_load* (3.19
+// kernel/sched/proc.c), cpu_load_update* and decay_load_missed (4.8 fair.c), weighted_cpuload,
+// source_load / target_load with the LB_BIAS feature.
 import { ERA_TRAITS, type Era, type Features } from "../features";
 
 export const CPU_LOAD_IDX_MAX = 5;
@@ -92,6 +93,41 @@ export function cpuLoadUpdate(st: CpuLoadState, thisLoad: number, pendingUpdates
     if (newLoad > oldLoad) newLoad += scale - 1;
     st.cpuLoad[i] = Math.floor((oldLoad * (scale - 1) + newLoad) / scale);
   }
+}
+
+/**
+ * __update_cpu_load of v3.19 (kernel/sched/proc.c): cpu_load[0] takes the load; every other index
+ * decays over the pending_updates - 1 ticks missed in tickless idle, then averages in the new
+ * load. No tickless_load term: v4.5 (59543275488d) added one for an active NOHZ_FULL CPU only
+ * (v4.6.2: "tickless_load = active ? cpu_load[0] : 0"); v4.7's cpu_load_update_nohz_start
+ * carries cpu_load[0] into every update (cpuLoadUpdate, as in v4.8).
+ */
+export function updateCpuLoad319(st: CpuLoadState, thisLoad: number, pendingUpdates: number): void {
+  st.nrLoadUpdates++;
+  st.cpuLoad[0] = thisLoad;
+  for (let i = 1, scale = 2; i < CPU_LOAD_IDX_MAX; i++, scale += scale) {
+    const oldLoad = decayLoadMissed(st.cpuLoad[i], pendingUpdates - 1, i);
+    let newLoad = thisLoad;
+    if (newLoad > oldLoad) newLoad += scale - 1;
+    st.cpuLoad[i] = Math.floor((oldLoad * (scale - 1) + newLoad) / scale);
+  }
+}
+
+/**
+ * update_idle_cpu_load (v3.19, called from nohz_idle_balance): nothing when the CPU has load or
+ * is up to date, else catch up the missed ticks with load 0.
+ */
+export function updateIdleCpuLoad319(st: CpuLoadState, load: number, currJiffies: number): void {
+  if (load || currJiffies === st.lastLoadUpdateTick) return;
+  const pending = currJiffies - st.lastLoadUpdateTick;
+  st.lastLoadUpdateTick = currJiffies;
+  updateCpuLoad319(st, load, pending);
+}
+
+/** update_cpu_load_active (v3.19, scheduler_tick): one update with the current load. */
+export function updateCpuLoadActive319(st: CpuLoadState, load: number, jiffies: number): void {
+  st.lastLoadUpdateTick = jiffies;
+  updateCpuLoad319(st, load, 1);
 }
 
 /** cpu_load_update_nohz: catch up the ticks missed since last_load_update_tick. */

@@ -1,6 +1,7 @@
 // The placement hooks in force per era: the 2.6.29 code for 2.6.29, the 3.19/4.8 code for the
-// 4.x family, the 5.x code from 5.6 on; wake_wide absent (always false) in 2.6.29 and in its
-// older form in 3.19 (v48.ts wakeWide312; the 4.8 form from 4.3 on).
+// 4.x family (3.19 with its pre-4.3 select_task_rq_fair, v319.ts), the 5.x code from 5.6 on;
+// wake_wide absent (always false) in 2.6.29 and in its older form in 3.19 (v48.ts wakeWide312;
+// the 4.8 form from 4.3 on).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ERAS, ERA_TRAITS } from "../../../src/kernel/features";
@@ -11,6 +12,7 @@ import {
   wakeAffine2629,
   wakeIdle2629,
 } from "../../../src/kernel/fair/wake/v2629";
+import { selectTaskRqFair319 } from "../../../src/kernel/fair/wake/v319";
 import {
   selectIdleSibling48,
   selectTaskRqFair48,
@@ -45,7 +47,10 @@ test("each era's placement hooks are its family's code", () => {
   for (const era of ERAS) {
     const h = new Hooks(era);
     const want = BY_FAMILY[ERA_TRAITS[era].family];
-    for (const [i, name] of HOOKS.entries()) assert.equal(h.get(name), want[i], `${era} ${name}`);
+    for (const [i, name] of HOOKS.entries()) {
+      const fn = era === "3.19" && i === 0 ? selectTaskRqFair319 : want[i];
+      assert.equal(h.get(name), fn, `${era} ${name}`);
+    }
     const wide = h.get("fair.wake_wide");
     if (era === "2.6.29") assert.equal(wide({} as never), false, "no wake_wide in 2.6.29");
     else assert.equal(wide, era === "3.19" ? wakeWide312 : wakeWide, `${era} wake_wide`);

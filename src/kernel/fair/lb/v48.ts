@@ -24,7 +24,7 @@ import {
 import { sourceLoad, targetLoad, weightedCpuload } from "../cpu_load";
 import { checkCpuCapacity, cpuAvgLoadPerTask, cpuUtil, getSdLoadIdx, lbHook } from "./common";
 import { cpuCapacityFactor, sgCapacityFactor } from "./capacity_factor";
-import { ERA_TRAITS } from "../../features";
+import { ERA_TRAITS, eraAtLeast } from "../../features";
 
 const ULONG_MAX = 2 ** 64 - 1;
 const typeRank = (t: GroupType48): number =>
@@ -136,6 +136,15 @@ export function updateSdPickBusiest48(
   return false;
 }
 
+/**
+ * The task count above which prefer-sibling marks a group full: 1 in v4.1 ... v4.11 (fair.c
+ * v4.8.17, v4.11: "sgs->sum_nr_running > 1"); from v4.12 one more than the local group runs
+ * ("sgs->sum_nr_running > local->sum_nr_running + 1", fair.c v4.12, v4.15, v4.19).
+ */
+function preferSiblingFloor(env: LbEnv, local: SgLbStats48): number {
+  return eraAtLeast(env.era, "4.12") ? local.sumNrRunning + 1 : 1;
+}
+
 /** update_sd_lb_stats (4.8), including the prefer-sibling capacity clamp. */
 export function updateSdLbStats48(env: LbEnv): SdLbStats48 {
   const sd = env.sd;
@@ -170,7 +179,7 @@ export function updateSdLbStats48(env: LbEnv): SdLbStats48 {
         preferSibling &&
         sds.local &&
         groupHasCapacity48(env, sds.localStat) &&
-        sgs.sumNrRunning > sds.localStat.sumNrRunning + 1
+        sgs.sumNrRunning > preferSiblingFloor(env, sds.localStat)
       ) {
         sgs.groupNoCapacity = true;
         sgs.groupType = groupClassify48(sg, sgs);

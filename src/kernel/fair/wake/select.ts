@@ -1,6 +1,7 @@
 import { ERA_TRAITS, eraAtLeast, type Era, type Family } from "../../features";
 import { defineHook } from "../../hooks";
 import { selectTaskRqFair2629, wakeAffine2629, wakeIdle2629 } from "./v2629";
+import { selectTaskRqFair319 } from "./v319";
 import {
   selectIdleSibling48,
   selectTaskRqFair48,
@@ -30,7 +31,8 @@ defineHook(
       case "2.6":
         return selectTaskRqFair2629;
       case "4.x":
-        return selectTaskRqFair48;
+        // v4.3 restructured it (63b0e9edceec "sched/fair: Beef up wake_wide()")
+        return eraAtLeast(era, "4.3") ? selectTaskRqFair48 : selectTaskRqFair319;
       case "5.x":
         return selectTaskRqFair5x;
     }

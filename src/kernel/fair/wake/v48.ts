@@ -1,5 +1,5 @@
-// select_task_rq_fair of 4.8 (kernel/sched/fair.c; 3.19 runs the same code here, with the
-// pre-4.3 wake_wide: wakeWide312).
+// select_task_rq_fair of 4.8 (kernel/sched/fair.c, the form of v4.3 ... v4.8; 3.19 runs the
+// v3.19 form in v319.ts, with the pre-4.3 wake_wide, wakeWide312, asked from wake_affine).
 //
 // Wakeups (SD_BALANCE_WAKE):
 //   1. record_wakee (done in try_to_wake_up, ttwu.ts) feeds wake_wide(): spread when the
@@ -58,9 +58,9 @@ export function wakeWide(ctx: WakeWideCtx): boolean {
 
 /**
  * wake_wide of v3.12-v4.2 (Michael Wang's "smarter wake-affine logic"; kernel/sched/fair.c,
- * called from wake_affine, which then returns 0): wide when the wakee flips more often than
- * sd_llc_size and the waker more than sd_llc_size times as often as the wakee. 3.19 leaves
- * prev_cpu to select_idle_sibling then, as 4.8 does when wake_wide clears want_affine.
+ * called from wake_affine, which then returns 0; v319.ts asks it there): wide when the wakee
+ * flips more often than sd_llc_size and the waker more than sd_llc_size times as often as the
+ * wakee. 3.19 then leaves prev_cpu as select_idle_sibling's target.
  */
 export function wakeWide312(ctx: WakeWideCtx): boolean {
   const factor = ctx.factor;
@@ -98,7 +98,10 @@ export function wakeAffine48(ctx: WakeAffineCtx): number {
   return thisEffLoad <= prevEffLoad ? thisCpu : prevCpu;
 }
 
-/** select_idle_sibling (3.x-4.8): target, an idle cache-affine prev, or an all-idle group. */
+/**
+ * select_idle_sibling (v3.x-4.8; the same code in v3.19 and v4.8.17): target, an idle
+ * cache-affine prev, or an all-idle group. v4.9 rewrote it (10e2f1acd010).
+ */
 export function selectIdleSibling48(ctx: SelectIdleSiblingCtx): number {
   const { k, p, prev, target } = ctx;
   if (idleCpu(k, target)) return target;
