@@ -95,9 +95,15 @@ export interface EraTraits {
    * per sched_rt_period_us; rt/bandwidth.ts). Every modelled era up to 6.6 has it (kernel/sched_rt.c
    * v2.6.29, kernel/sched/rt.c v3.19, v4.8); v6.12 removed it without RT_GROUP_SCHED
    * (5f6bd380c7bd "sched/rt: Remove default bandwidth control", v6.12-rc1) for the fair server, a
-   * deadline server that runs fair tasks (not modelled: 6.19 throttles no RT task).
+   * deadline server that runs fair tasks (fairServer).
    */
   readonly rtRootBandwidth: boolean;
+  /**
+   * The fair server (v6.12+; rt/fair_server.ts): a deferred deadline server per CPU that runs
+   * fair tasks starved by RT ones (63ba8422f876 "sched/deadline: Introduce deadline servers"; the
+   * fair server and its deferred mode in v6.12, a110a81c52a9 "sched/deadline: Deferrable dl server").
+   */
+  readonly fairServer: boolean;
 }
 
 function traits(version: readonly [number, number], family: Family): EraTraits {
@@ -122,6 +128,7 @@ function traits(version: readonly [number, number], family: Family): EraTraits {
     ttwuOnCpu: at(5, 8),
     forkFromParent: version[0] > 2,
     rtRootBandwidth: !at(6, 12),
+    fairServer: at(6, 12),
   };
 }
 
@@ -189,6 +196,10 @@ export interface Tunables {
   sched_rt_runtime_us: number;
   sched_rt_period_us: number;
   rr_timeslice_ns: number;
+  /** The fair server's runtime per period, ns (debugfs sched/fair_server/cpuN/runtime, v6.12+); 0 turns it off. */
+  fair_server_runtime_ns: number;
+  /** The fair server's period, ns (debugfs sched/fair_server/cpuN/period, v6.12+). */
+  fair_server_period_ns: number;
   /** 1: each CPU's tick is offset by cpu x (TICK_NSEC / 2) / nr_possible_cpus (skew_tick=1;
    *  unconditional before 2.6.3x), 0: ticks aligned across CPUs (the default since). */
   skew_tick: number;
@@ -206,6 +217,8 @@ const BASE_TUNABLES: Tunables = {
   sched_rt_runtime_us: 950_000,
   sched_rt_period_us: 1_000_000,
   rr_timeslice_ns: 100_000_000,
+  fair_server_runtime_ns: 50_000_000, // fair_server_init / sched_init_dl_servers: 50 ms
+  fair_server_period_ns: 1_000_000_000, // per 1000 ms
   skew_tick: 0,
 };
 

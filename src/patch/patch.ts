@@ -55,6 +55,8 @@ export function checkTunable(where: string, name: string, value: unknown): void 
   }
   if (name === "sched_rt_period_us" && !(value >= 1))
     throw new Error(`${where}: tunable sched_rt_period_us must be >= 1 (got ${value})`);
+  if (name === "fair_server_period_ns" && !(value >= 1))
+    throw new Error(`${where}: tunable fair_server_period_ns must be >= 1 (got ${value})`);
   if (name === "hz" && (!Number.isInteger(value) || value < 1))
     throw new Error(`${where}: tunable hz must be a positive integer (got ${value})`);
 }

@@ -56,6 +56,11 @@ const CASES: Array<[string, () => unknown, RegExp]> = [
     /tunable sched_rt_period_us must be >= 1 \(got 0\)/,
   ],
   [
+    "fair_server_period_ns 0",
+    () => box().tunables({ fair_server_period_ns: 0 }),
+    /tunable fair_server_period_ns must be >= 1 \(got 0\)/,
+  ],
+  [
     "zero hogs",
     () => workload.hogs({ n: 0 }),
     /workload\.hogs: n must be an integer from 1 to 100000 \(got 0\)/,

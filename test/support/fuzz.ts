@@ -61,6 +61,8 @@ export interface FuzzCase {
   hz: number;
   /** sched_rt_period_us and sched_rt_runtime_us: short periods throttle RT within a case. */
   rt: { periodUs: number; runtimeUs: number };
+  /** fair_server_period_ns and fair_server_runtime_ns (6.19): short periods run the server within a case. */
+  fairServer: { periodNs: number; runtimeNs: number };
   /** CPUs (modulo the machine, never cpu0) offline after boot. */
   offline: number[];
   /** Hotplug toggles: at ms, cpu (modulo, never cpu0). */
@@ -230,6 +232,12 @@ export const fuzzCase: fc.Arbitrary<FuzzCase> = fc.record({
     { periodUs: 10_000, runtimeUs: 0 },
     { periodUs: 10_000, runtimeUs: -1 },
   ),
+  fairServer: fc.constantFrom(
+    { periodNs: 1_000_000_000, runtimeNs: 50_000_000 },
+    { periodNs: 10_000_000, runtimeNs: 500_000 },
+    { periodNs: 4_000_000, runtimeNs: 1_000_000 },
+    { periodNs: 10_000_000, runtimeNs: 0 },
+  ),
   offline: fc.uniqueArray(fc.nat(63), { maxLength: 3 }),
   hotplug: fc.array(fc.record({ atMs: fc.integer({ min: 1, max: 59 }), cpu: fc.nat(63) }), {
     maxLength: 4,
@@ -335,6 +343,8 @@ export function runFuzzCase(c: FuzzCase): IterationResult {
       hz: c.hz,
       sched_rt_period_us: c.rt.periodUs,
       sched_rt_runtime_us: c.rt.runtimeUs,
+      fair_server_period_ns: c.fairServer.periodNs,
+      fair_server_runtime_ns: c.fairServer.runtimeNs,
     });
   const mach = exp.machine();
   const n = mach.cpus.length;

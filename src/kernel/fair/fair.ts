@@ -373,6 +373,7 @@ export class FairClass implements SchedClass {
     if (cfs.curr !== p) insertByVruntime(cfs.queue, p);
     if (p.se.schedDelayed) cfs.hNrDelayed++; // a delayed entity moved or requeued stays delayed
     updateMinVruntime(cfs);
+    if (cfs.hNrRunning === 1) this.k.rt.fs.fairEnqueued(rq); // dl_server_start (v6.12+)
   }
 
   /**
@@ -433,6 +434,7 @@ export class FairClass implements SchedClass {
       }
     }
     updateMinVruntime(cfs);
+    if (cfs.hNrRunning === 0) this.k.rt.fs.fairDequeued(rq);
     return true;
   }
 

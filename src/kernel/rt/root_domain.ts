@@ -353,4 +353,14 @@ export interface RtClassApi extends SchedClass {
   highestPrioNext(rq: Rq): number;
   /** Tasks of rq's rt_rq that a throttle took out of nr_running (v3.19+; rt/bandwidth.ts). */
   nrHidden(rq: Rq): number;
+  /** rq->fair_server of each CPU (v6.12+; rt/fair_server.ts). */
+  readonly fs: FairServerHooks;
+}
+
+/** What enqueue_task_fair / dequeue_task_fair call of the fair server (rt/fair_server.ts). */
+export interface FairServerHooks {
+  /** A first fair task was queued on rq (dl_server_start). */
+  fairEnqueued(rq: Rq): void;
+  /** The last fair task left rq. */
+  fairDequeued(rq: Rq): void;
 }

@@ -3,11 +3,13 @@
 // state (rto_mask of the root domain), the pushable_tasks plist and cpupri, kept current on every
 // enqueue/dequeue as inc_rt_prio/dec_rt_prio do. Wakeup placement and find_lowest_rq are in
 // select.ts; push, pull and RT_PUSH_IPI in push.ts; RT throttling (rt_time, rt_runtime,
-// rt_throttled, the period timer, RT_RUNTIME_SHARE) in bandwidth.ts.
+// rt_throttled, the period timer, RT_RUNTIME_SHARE) in bandwidth.ts; the v6.12+ fair server, which
+// runs fair tasks above RT when RT starves them, in fair_server.ts.
 import type { SchedCore } from "../core/api";
 import type { ClassName, Rq, Task } from "../sched";
 import { MAX_RT_PRIO } from "../sched";
 import { RtBandwidth } from "./bandwidth";
+import { FairServer } from "./fair_server";
 import { RtRootDomain, type RtClassApi } from "./root_domain";
 import {
   pullBeforePick,
@@ -27,6 +29,8 @@ export class RtClass implements RtClassApi {
   readonly rd: RtRootDomain;
   /** def_rt_bandwidth and each root rt_rq's rt_time / rt_runtime / rt_throttled. */
   readonly bw: RtBandwidth;
+  /** rq->fair_server of each CPU (v6.12+). */
+  readonly fs: FairServer;
   /** Tasks counted in rt_nr_migratory, so an affinity change while queued cannot skew the count. */
   private readonly migratory = new Set<Task>();
   /** Set once the core calls balance() before its pick; until then a newidle hook pulls. */
@@ -35,6 +39,7 @@ export class RtClass implements RtClassApi {
   constructor(private readonly k: SchedCore) {
     this.rd = new RtRootDomain(k.rqs, k.era);
     this.bw = new RtBandwidth(k);
+    this.fs = new FairServer(k);
     // Lockless readers and writers act at this context's clock (see RtRootDomain.clock).
     this.rd.clock = () => k.now + k.chargeNs;
     this.rd.ctx = {
@@ -54,6 +59,7 @@ export class RtClass implements RtClassApi {
   updateCurr(rq: Rq): void {
     const curr = rq.curr;
     if (curr?.schedClass !== "rt") return;
+    this.fs.rtRan(rq); // RT time uses none of the fair server's runtime
     const now = this.k.now;
     const delta = now - curr.se.execStart;
     if (delta <= 0) return;
@@ -161,14 +167,17 @@ export class RtClass implements RtClassApi {
 
   /**
    * pick_next_task_rt: the head of the highest non-empty list, unless the rt_rq is throttled
-   * (v2.6.29 rt_rq_throttled, later !rt_queued); the running task is never pushable.
+   * (v2.6.29 rt_rq_throttled, later !rt_queued) or the fair server runs (v6.12+); the running
+   * task is never pushable.
    */
   pickNextTask(rq: Rq): Task | null {
     const rt = rq.rt;
     if (rt.rtNrRunning === 0 || this.bw.throttled[rq.cpu] === 1) return null;
+    if (this.fs.serving(rq)) return null; // pick_task_dl: the fair server runs fair tasks first
     const p = rt.queues[rt.highestPrio][0];
     p.se.execStart = this.k.now;
     this.dequeuePushable(rq, p);
+    this.fs.rtPicked(rq);
     return p;
   }
 

@@ -68,7 +68,8 @@ test("sched_rt_runtime_us = -1 (RUNTIME_INF) turns throttling off; 6.19 has no r
   for (const [era, patches] of [
     ["5.10", [inf]],
     ["2.6.29", [noShare, inf]],
-    ["6.19", []], // v6.12 5f6bd380c7bd: the fair server (not modelled) replaced it
+    // v6.12 5f6bd380c7bd: the fair server replaced it; with that off, nothing stops a FIFO hog
+    ["6.19", [patch("no fair server").tunable("fair_server_runtime_ns", 0)]],
   ] as [Era, Patch[]][]) {
     const k = kernel(era, patches);
     const { r, c } = rtAndCfs(k);
