@@ -62,6 +62,10 @@ export interface SchedCore {
   readonly tickHooks: Array<(rq: Rq) => void>;
   /** Called when a CPU is about to go idle (newidle balance goes here); may enqueue work. */
   readonly newIdleHooks: Array<(rq: Rq) => void>;
+  /** Called when an idle CPU's tick stops (tick_nohz_stop_sched_tick; cpu_load_update_nohz_start). */
+  readonly tickStopHooks: Array<(rq: Rq) => void>;
+  /** Called when a CPU leaving idle restarts its tick (tick_nohz_restart_sched_tick). */
+  readonly tickRestartHooks: Array<(rq: Rq) => void>;
 
   // ------------------------------------------------ classes
   /** The classes in priority order (for_each_class). @internal */

@@ -111,6 +111,8 @@ export class Kernel implements SchedCore {
   readonly tickHooks: Array<(rq: Rq) => void> = [];
   /** Called when a CPU is about to go idle (newidle balance goes here); may enqueue work. */
   readonly newIdleHooks: Array<(rq: Rq) => void> = [];
+  readonly tickStopHooks: Array<(rq: Rq) => void> = [];
+  readonly tickRestartHooks: Array<(rq: Rq) => void> = [];
   readonly callbacks: Array<(() => void) | null> = [];
   private readonly rqViews: RqView[];
   private readonly taskViews = new Map<Task, TaskView>();
@@ -185,9 +187,7 @@ export class Kernel implements SchedCore {
 
   /** num_online_cpus(). */
   onlineCount(): number {
-    let n = 0;
-    for (const rq of this.rqs) if (rq.online) n++;
-    return n;
+    return this.rqs.filter((rq) => rq.online).length;
   }
 
   // ---------------------------------------------------------------- tasks
@@ -481,7 +481,7 @@ export class Kernel implements SchedCore {
       rq.idleSince = now;
       rq.idleStamp = newidleIdleStamp(this, rq); // newidle_balance's stamp (avg_idle.ts)
       rq.idleStateIdx = selectIdleState(this.idleStates, rq);
-      stopTick(rq);
+      stopTick(this, rq);
     }
   }
 
@@ -577,7 +577,7 @@ export class Kernel implements SchedCore {
   markOffline(rq: Rq): void {
     closeIdle(this, rq);
     rq.offlineSince = this.now;
-    stopTick(rq);
+    stopTick(this, rq);
   }
 
   /** Reopens the accounting of a CPU that comes online now. */

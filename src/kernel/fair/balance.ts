@@ -21,9 +21,12 @@ import type { CpuIdleType, LoadBalanceResult } from "./lb/types";
 import {
   cpuLoadUpdateActive,
   cpuLoadUpdateIdle,
+  cpuLoadUpdateNohzStart,
+  cpuLoadUpdateNohzStop,
   rqLoadWeight2629,
   updateCpuLoad2629,
   updateCpuLoadActive319,
+  updateCpuLoadNohz319,
   updateIdleCpuLoad319,
   weightedCpuload,
 } from "./cpu_load";
@@ -80,6 +83,7 @@ export class FairBalancer {
     k.newIdleHooks.push((rq) => this.idleBalance(rq));
     this.blockedAverages = ERA_TRAITS[k.era].pelt && ERA_TRAITS[k.era].family === "4.x";
     this.cpuLoad47 = eraAtLeast(k.era, "4.7");
+    if (ERA_TRAITS[k.era].family === "4.x") this.hookNohzCpuLoad();
   }
   /** 4.x: the balancer reads stored averages, refreshed here (update_blocked_averages). */
   private readonly blockedAverages: boolean;
@@ -90,6 +94,24 @@ export class FairBalancer {
   private readonly cpuLoad47: boolean;
 
   // ------------------------------------------------------------------ tick
+
+  /**
+   * cpu_load[] at the edges of a tickless idle period (kernel/time/tick-sched.c). At tick stop,
+   * v4.8 records the load in cpu_load[0] (cpu_load_update_nohz_start: the tickless load every
+   * catch-up carries); v3.19 does nothing. At tick restart, v3.19's update_cpu_load_nohz
+   * (kernel/sched/proc.c) catches up the missed ticks with load 0, v4.8's
+   * cpu_load_update_nohz_stop (fair.c) with weighted_cpuload; both skip a CPU already updated
+   * this jiffy.
+   */
+  private hookNohzCpuLoad(): void {
+    const k = this.k;
+    const load = (rq: Rq): number => weightedCpuload(k.lbRq(rq.cpu), k.era);
+    const jiffies = (): number => jiffiesAt(k.now, this.hz);
+    if (this.cpuLoad47) {
+      k.tickStopHooks.push((rq) => cpuLoadUpdateNohzStart(rq, load(rq)));
+      k.tickRestartHooks.push((rq) => cpuLoadUpdateNohzStop(rq, load(rq), jiffies()));
+    } else k.tickRestartHooks.push((rq) => updateCpuLoadNohz319(rq, jiffies()));
+  }
 
   /** scheduler_tick's part: cpu_load[] update and trigger_load_balance. */
   private onTick(rq: Rq): void {
@@ -440,13 +462,15 @@ export class FairBalancer {
     let next = Infinity;
     for (const rq of k.rqs) {
       if (!rq.online || !rq.isIdle()) continue;
-      if (ERA_TRAITS[k.era].family === "4.x")
-        (this.cpuLoad47 ? cpuLoadUpdateIdle : updateIdleCpuLoad319)(
-          rq,
-          rq.cfs.loadWeight,
-          jiffiesAt(k.now, this.hz),
-        );
       if (k.now >= rq.nextBalance) {
+        // v3.19 update_idle_cpu_load / v4.8 cpu_load_update_idle, for a due CPU other than the
+        // balancer itself, with weighted_cpuload (cfs.runnable_load_avg in both)
+        if (ERA_TRAITS[k.era].family === "4.x" && rq !== ilb)
+          (this.cpuLoad47 ? cpuLoadUpdateIdle : updateIdleCpuLoad319)(
+            rq,
+            weightedCpuload(k.lbRq(rq.cpu), k.era),
+            jiffiesAt(k.now, this.hz),
+          );
         const prev = k.thisCpu;
         k.thisCpu = ilb.cpu;
         this.rebalanceDomains(rq, "CPU_IDLE");

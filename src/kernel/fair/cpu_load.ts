@@ -124,6 +124,17 @@ export function updateIdleCpuLoad319(st: CpuLoadState, load: number, currJiffies
   updateCpuLoad319(st, load, pending);
 }
 
+/**
+ * update_cpu_load_nohz (v3.19, from tick_nohz_restart_sched_tick at idle exit): catch up the
+ * missed ticks with load 0 ("We were idle, this means load 0"), unless already updated this jiffy.
+ */
+export function updateCpuLoadNohz319(st: CpuLoadState, currJiffies: number): void {
+  if (currJiffies === st.lastLoadUpdateTick) return;
+  const pending = currJiffies - st.lastLoadUpdateTick;
+  st.lastLoadUpdateTick = currJiffies;
+  updateCpuLoad319(st, 0, pending);
+}
+
 /** update_cpu_load_active (v3.19, scheduler_tick): one update with the current load. */
 export function updateCpuLoadActive319(st: CpuLoadState, load: number, jiffies: number): void {
   st.lastLoadUpdateTick = jiffies;
