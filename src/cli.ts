@@ -177,7 +177,7 @@ function domainsCmd(name: string, flags: { era?: string; offline?: string }): nu
   const note = fairPolicyNote(era);
   if (note) process.stdout.write(`# ${note}\n`);
   process.stdout.write(
-    `${describeDomains(buildSchedDomains(m, online, era, defaultGroupCapacity(era)))}\n`,
+    `${describeDomains(buildSchedDomains(m, online, era, defaultGroupCapacity(era)), era)}\n`,
   );
   return 0;
 }

@@ -351,6 +351,24 @@ test("describeDomains lists spans, groups with capacity and flags by name", () =
   assert.match(s, /cpu3: offline/);
 });
 
+test("describeDomains with an era prints that era's fields and flag names", () => {
+  const tree = (era: Era) => build("x86-104t", era);
+  const d48 = describeDomains(tree("4.8"), "4.8");
+  assert.match(d48, /idx\(busy\/idle\/newidle\/wake\/forkexec\)=/);
+  assert.match(d48, /flags: SD_LOAD_BALANCE /);
+  const d56 = describeDomains(tree("5.6"), "5.6");
+  assert.doesNotMatch(d56, /idx\(/); // sd->*_idx went with cpu_load[] in v5.3
+  assert.match(d56, /flags: SD_LOAD_BALANCE /);
+  const d519 = describeDomains(tree("5.19"), "5.19");
+  assert.doesNotMatch(d519, /SD_LOAD_BALANCE/); // v5.8
+  assert.match(d519, /SD_SHARE_PKG_RESOURCES/);
+  const d619 = describeDomains(tree("6.19"), "6.19");
+  assert.doesNotMatch(d619, /SD_SHARE_PKG_RESOURCES/); // v6.9's SD_SHARE_LLC
+  assert.match(d619, /flags: SD_BALANCE_NEWIDLE .*SD_SHARE_LLC/);
+  // Without an era the dump shows the model's flags as they are.
+  assert.match(describeDomains(tree("6.19")), /flags: SD_LOAD_BALANCE .*SD_SHARE_PKG_RESOURCES/);
+});
+
 test("online must have one entry per CPU and at least one online", () => {
   const m = preset("core2-2x2");
   assert.throws(
