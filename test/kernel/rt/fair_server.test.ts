@@ -2,49 +2,14 @@
 // fair tasks starved by RT ones dl_runtime (50 ms) per dl_period (1000 ms), at the end of it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { patch, preset } from "../../../src/index";
+import { patch } from "../../../src/index";
 import type { Patch } from "../../../src/index";
-import { buildKernel } from "../../../src/experiment/run";
+import { MS, hog, kernel as kernel619, ms, rtAndCfs, runChecked } from "./hog_pair_fixture";
 import type { Kernel } from "../../../src/kernel/core/core";
 import { run, sleep } from "../../../src/kernel/ops";
-import type { Task } from "../../../src/kernel/sched";
 
-const MS = 1_000_000;
-const hog = function* () {
-  yield run(Infinity);
-};
 const off = patch("no fair server").tunable("fair_server_runtime_ns", 0);
-
-function kernel(patches: Patch[] = []): Kernel {
-  const m = preset("core2-2x2");
-  return buildKernel({
-    machine: m,
-    online: m.online,
-    era: "6.19",
-    patches,
-    seed: "t",
-    trace: false,
-  });
-}
-
-/** A SCHED_FIFO hog and a CFS hog, both pinned to cpu0. */
-function rtAndCfs(k: Kernel): { r: Task; c: Task } {
-  const r = k.spawn({ comm: "r", program: hog, policy: "fifo", rtPriority: 50, cpu: 0, cpus: [0] });
-  const c = k.spawn({ comm: "c", program: hog, cpu: 0, cpus: [0] });
-  return { r, c };
-}
-
-/** Runs to `until`, checking the kernel's invariants every 10 ms. */
-function runChecked(k: Kernel, until: number): void {
-  for (let t = k.now + 10 * MS; t < until; t += 10 * MS) {
-    k.runUntil(t);
-    k.checkInvariants();
-  }
-  k.runUntil(until);
-  k.flushAccounting();
-}
-
-const ms = (p: Task) => p.se.sumExecRuntime / MS;
+const kernel = (patches: Patch[] = []): Kernel => kernel619("6.19", patches);
 
 test("a FIFO hog leaves a CFS hog on its CPU 50 ms per 1000 ms period, at the end of it", () => {
   const k = kernel();

@@ -2,46 +2,15 @@
 // sched_rt_period_us, the period timer, RT_RUNTIME_SHARE, and what differs by era.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { patch, preset } from "../../../src/index";
+import { patch } from "../../../src/index";
 import type { Era, Patch } from "../../../src/index";
-import { buildKernel } from "../../../src/experiment/run";
-import type { Kernel } from "../../../src/kernel/core/core";
 import { cpuDown } from "../../../src/kernel/core/hotplug";
 import { run, sleep } from "../../../src/kernel/ops";
-import type { Task } from "../../../src/kernel/sched";
 import { RUNTIME_INF } from "../../../src/kernel/rt/bandwidth";
+import { MS, hog, kernel, ms, rtAndCfs, runChecked } from "./hog_pair_fixture";
 
-const MS = 1_000_000;
 const US = 1000;
-const hog = function* () {
-  yield run(Infinity);
-};
 const noShare = patch("no RT_RUNTIME_SHARE").feature("RT_RUNTIME_SHARE", false);
-
-function kernel(era: Era, patches: Patch[] = []): Kernel {
-  const m = preset("core2-2x2");
-  return buildKernel({ machine: m, online: m.online, era, patches, seed: "t", trace: false });
-}
-
-/** A SCHED_FIFO hog and a CFS hog, both pinned to cpu0, spawned at `at`. */
-function rtAndCfs(k: Kernel, at = 0): { r: Task; c: Task } {
-  if (at > 0) k.runUntil(at);
-  const r = k.spawn({ comm: "r", program: hog, policy: "fifo", rtPriority: 50, cpu: 0, cpus: [0] });
-  const c = k.spawn({ comm: "c", program: hog, cpu: 0, cpus: [0] });
-  return { r, c };
-}
-
-/** Runs to `until`, checking the kernel's invariants every 10 ms. */
-function runChecked(k: Kernel, until: number): void {
-  for (let t = k.now + 10 * MS; t < until; t += 10 * MS) {
-    k.runUntil(t);
-    k.checkInvariants();
-  }
-  k.runUntil(until);
-  k.flushAccounting();
-}
-
-const ms = (p: Task) => p.se.sumExecRuntime / MS;
 
 test("default sysctls: a FIFO hog leaves a CFS hog on its CPU 950 ms / 1 s, less a tick", () => {
   // 5.10+: RT_RUNTIME_SHARE off by default; older eras with it switched off.
