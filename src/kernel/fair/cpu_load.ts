@@ -78,9 +78,14 @@ export function decayLoadMissed(load: number, missedUpdates: number, idx: number
  * 4.8 cpu_load_update (NO_HZ_COMMON): cpu_load[0] takes the load directly; the others first
  * decay over the pending_updates - 1 ticks missed in tickless idle, keeping the tickless load
  * recorded in cpu_load[0] at nohz entry (NO_HZ_FULL term), then average in the new load.
+ * `ticklessLoad` 0 drops that term (v3.19's __update_cpu_load, updateCpuLoad319).
  */
-export function cpuLoadUpdate(st: CpuLoadState, thisLoad: number, pendingUpdates: number): void {
-  const ticklessLoad = st.cpuLoad[0];
+export function cpuLoadUpdate(
+  st: CpuLoadState,
+  thisLoad: number,
+  pendingUpdates: number,
+  ticklessLoad = st.cpuLoad[0],
+): void {
   st.nrLoadUpdates++;
   st.cpuLoad[0] = thisLoad;
   for (let i = 1, scale = 2; i < CPU_LOAD_IDX_MAX; i++, scale += scale) {
@@ -103,14 +108,7 @@ export function cpuLoadUpdate(st: CpuLoadState, thisLoad: number, pendingUpdates
  * carries cpu_load[0] into every update (cpuLoadUpdate, as in v4.8).
  */
 export function updateCpuLoad319(st: CpuLoadState, thisLoad: number, pendingUpdates: number): void {
-  st.nrLoadUpdates++;
-  st.cpuLoad[0] = thisLoad;
-  for (let i = 1, scale = 2; i < CPU_LOAD_IDX_MAX; i++, scale += scale) {
-    const oldLoad = decayLoadMissed(st.cpuLoad[i], pendingUpdates - 1, i);
-    let newLoad = thisLoad;
-    if (newLoad > oldLoad) newLoad += scale - 1;
-    st.cpuLoad[i] = Math.floor((oldLoad * (scale - 1) + newLoad) / scale);
-  }
+  cpuLoadUpdate(st, thisLoad, pendingUpdates, 0);
 }
 
 /**
