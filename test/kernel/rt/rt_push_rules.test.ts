@@ -12,6 +12,7 @@ import {
   pushRtTask,
   pushRtTasks,
 } from "../../../src/kernel/rt/push";
+import { RQ_LOCK } from "../../../src/kernel/counters";
 import { checkRt } from "./rt_check";
 import {
   MS,
@@ -30,27 +31,24 @@ import {
 test("double_lock_balance (sched.h v3.19, !CONFIG_PREEMPT): trylock; on contention keep our lock only if the other rq is ordered after ours", () => {
   const { k } = kernel("3.19");
   const [r0, r1, r2] = k.rqs;
-  assert.equal(doubleLockBalance(k, r1, r0, "t_free"), false, "trylock succeeds");
-  assert.equal(locks(k, "t_free"), 1);
+  const P = RQ_LOCK.rt_pull;
+  assert.equal(doubleLockBalance(k, r1, r0, P), false, "trylock succeeds");
+  assert.equal(locks(k, "rt_pull"), 1);
   assert.equal(k.rqLockHolder[0], 1, "outside any CPU context the locker is this_rq's CPU");
   holdLock(k, 2, 3);
   const before = k.chargeNs;
-  assert.equal(
-    doubleLockBalance(k, r1, r2, "t_after"),
-    false,
-    "busiest > this_rq: spin, ours kept",
-  );
-  assert.equal(locks(k, "t_after"), 1);
+  assert.equal(doubleLockBalance(k, r1, r2, P), false, "busiest > this_rq: spin, ours kept");
+  assert.equal(locks(k, "rt_pull"), 2);
   assert.ok(k.chargeNs - before >= MS, "spun until cpu3 let go");
   assert.equal(other(k, "rt_double_lock_dropped"), 0);
   holdLock(k, 0, 3);
-  assert.equal(doubleLockBalance(k, r1, r0, "t_before"), true, "busiest < this_rq: ours dropped");
-  assert.equal(locks(k, "t_before"), 2, "both taken again, in order");
+  assert.equal(doubleLockBalance(k, r1, r0, P), true, "busiest < this_rq: ours dropped");
+  assert.equal(locks(k, "rt_pull"), 4, "both taken again, in order");
   assert.equal(other(k, "rt_double_lock_dropped"), 1);
   // In a CPU's context the locker is that CPU (smp_processor_id), not this_rq's.
   k.thisCpu = 0;
   try {
-    doubleLockBalance(k, r1, r2, "t_ctx");
+    doubleLockBalance(k, r1, r2, P);
     assert.equal(k.rqLockHolder[2], 0);
   } finally {
     k.thisCpu = -1;
