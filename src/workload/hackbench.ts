@@ -29,18 +29,29 @@
 import { fork, run, wait, wake } from "../kernel/ops";
 import type { TaskApi } from "../kernel/sched";
 import { eraAtLeast } from "../kernel/features";
+import {
+  Messaging,
+  newFd,
+  ReceiverProgram,
+  SenderProgram,
+  UNIX_STREAM_SEND_NS,
+} from "./hackbench_programs";
 import type { WorkloadContext, WorkloadRun } from "./workload";
 import { requireInt, requireKnownKeys } from "./workload";
 import type { BenchmarkWorkload } from "./sysbench_cpu";
 import { SK_BUFF_BYTES, SHINFO_BYTES, SOCKET_BUFFER_DEFAULT } from "./netperf";
+
+export {
+  HACKBENCH_SHARED_LINES,
+  UNIX_STREAM_RECV_NS,
+  UNIX_STREAM_SEND_NS,
+} from "./hackbench_programs";
 
 /** sched-messaging.c DATASIZE: bytes per write and per read. */
 export const HACKBENCH_DATASIZE = 100;
 /** sched-messaging.c num_fds: receivers (and senders) per group. */
 export const HACKBENCH_FDS = 20;
 const PAGE_SIZE = 4096;
-/** PIPE_DEF_BUFFERS: pages a new pipe holds. */
-const PIPE_DEF_BUFFERS = 16;
 
 /**
  * skb->truesize of one AF_UNIX stream write of `bytes` that fits the skb head (v4.8-v6.2):
@@ -54,24 +65,6 @@ export function unixSkbTruesize(bytes: number): number {
   return 2 ** Math.ceil(Math.log2(data)) + SK_BUFF_BYTES;
 }
 
-/**
- * estimate: unix_stream_sendmsg's work besides the syscall entry and the payload copy, at ~3 GHz
- * and capacity 1024: sock_alloc_send_pskb (two slab allocations), unix_state_lock of the peer,
- * skb_queue_tail, sk_data_ready: several hundred instructions, taken as 0.6 us. Not derived from
- * any hackbench time.
- */
-export const UNIX_STREAM_SEND_NS = 600;
-/**
- * estimate: unix_stream_read_generic's work besides the syscall entry and the copy: the iolock
- * mutex, skb_peek / skb_unlink, consume_skb (two slab frees) and sock_wfree, taken as 0.4 us.
- */
-export const UNIX_STREAM_RECV_NS = 400;
-/**
- * estimate: cache lines every message writes on both sides: the receive queue (lock and list
- * head) and sk_wmem_alloc for a socket, the pipe's mutex and head/tail for a pipe (2); the
- * sk_buff the sender wrote and the receiver frees (256 bytes: 4; pipes have none).
- */
-export const HACKBENCH_SHARED_LINES = { queue: 2, skb: 4 } as const;
 /**
  * choice: what a hackbench task keeps warm (its stack with the 100-byte buffer, libc's
  * read/write paths, its fd table lines): 8 KB, refilled after a migration.
@@ -100,21 +93,6 @@ export interface HackbenchParams {
 }
 
 const ACCEPTED = ["groups", "loops", "thread", "pipe", "fds", "datasize"];
-
-/** One receiver's socket or pipe: what is queued, where its lines were last written, who waits. */
-interface Fd {
-  /** Writer CPU of each queued message, oldest first. */
-  queue: number[];
-  head: number;
-  /** Socket: sk_wmem_alloc of the sending end (bytes). Pipe: messages per page, pages below. */
-  wmem: number;
-  /** Pipe: messages written to and read from each page in use, oldest first. */
-  pages: Array<{ written: number; read: number }>;
-  lineCpu: number;
-  reader: number;
-  readerWaiting: boolean;
-  writers: number[];
-}
 
 /**
  * `perf bench sched messaging [-g GROUPS] [-l LOOPS] [-t] [-p]` (hackbench): groups of 20
@@ -167,9 +145,7 @@ export function hackbench(params: HackbenchParams = {}): BenchmarkWorkload {
     setup(ctx: WorkloadContext): WorkloadRun {
       const k = ctx.kernel;
       const costs = k.machine.costs;
-      const sndbuf = SOCKET_BUFFER_DEFAULT;
-      const truesize = unixSkbTruesize(bytes);
-      const perPage = Math.floor(PAGE_SIZE / bytes);
+      const total = groups * fds * 2;
       // how a pipe read wakes writers: all on a released page (..5.4), one on a read of a full
       // pipe (5.5..), one on a page released from a full pipe (today)
       const pipeWake = !eraAtLeast(k.era, "5.5")
@@ -177,166 +153,21 @@ export function hackbench(params: HackbenchParams = {}): BenchmarkWorkload {
         : eraAtLeast(k.era, "6.14")
           ? "released"
           : "was_full";
-      const exclusiveWriters = pipeWake !== "all";
-      const lines = (n: number, from: number, cpu: number) =>
-        from < 0 || from === cpu ? 0 : n * k.cache.cacheLineNs(from, cpu);
-      const total = groups * fds * 2;
-      const fdTab: Fd[] = [];
-      let mainPid = 0;
-      let mainWaiting = false;
-      let ready = 0;
-      let started = false;
-      const pollers: number[] = [];
-      let exited = 0;
+      const sh = new Messaging(k, {
+        loops,
+        fds,
+        bytes,
+        pipe,
+        thread,
+        sndbuf: SOCKET_BUFFER_DEFAULT,
+        truesize: unixSkbTruesize(bytes),
+        perPage: Math.floor(PAGE_SIZE / bytes),
+        pipeWake,
+        total,
+      });
       let startNs = -1;
       let stopNs = -1;
-      let received = 0;
-      let sleeps = 0;
-      let wakeups = 0;
-      let spurious = 0;
       const base = { cs: 0, wp: 0 };
-
-      const full = (f: Fd) =>
-        pipe
-          ? f.pages.length === PIPE_DEF_BUFFERS && f.pages[f.pages.length - 1].written >= perPage
-          : f.wmem >= sndbuf;
-
-      // The byte on the ready socket, then poll() on the wake socket until the start.
-      function* readyWait(api: TaskApi) {
-        yield run(costs.syscallNs);
-        ready++;
-        if (mainWaiting) {
-          mainWaiting = false;
-          yield wake(mainPid, true, false);
-        }
-        while (!started) {
-          pollers.push(api.pid);
-          yield wait();
-        }
-      }
-      // exit() wakes the parent in wait() for any child (a sync wakeup); a thread's return
-      // wakes pthread_join's futex only if the main task is joining that thread.
-      const done = new Uint8Array(total);
-      let joining = -1;
-      function* exit(idx: number) {
-        exited++;
-        done[idx] = 1;
-        if (mainWaiting && (!thread || joining === idx)) {
-          mainWaiting = false;
-          yield wake(mainPid, !thread, false);
-        }
-      }
-
-      function* sender(api: TaskApi, g: number, idx: number) {
-        // one op of each kind per task, refilled per message (the kernel consumes an op before
-        // the program resumes), so the hot loop allocates nothing
-        const work = run(0);
-        const waker = wake(0, true, false);
-        const sleepOp = wait();
-        yield* readyWait(api);
-        for (let i = 0; i < loops; i++) {
-          for (let j = 0; j < fds; j++) {
-            const f = fdTab[g * fds + j];
-            let waited = false;
-            while (full(f)) {
-              if (waited) spurious++;
-              sleeps++;
-              waited = true;
-              f.writers.push(api.pid);
-              yield sleepOp;
-            }
-            if (!pipe) f.wmem += truesize; // skb_set_owner_w at the allocation
-            const cpu = api.cpu();
-            work.ns =
-              costs.syscallNs +
-              (pipe ? 0 : UNIX_STREAM_SEND_NS) +
-              k.cache.copyNs(bytes, cpu, cpu) +
-              lines(HACKBENCH_SHARED_LINES.queue, f.lineCpu, cpu);
-            yield work;
-            f.lineCpu = api.cpu();
-            f.queue.push(f.lineCpu);
-            if (pipe) {
-              const last = f.pages[f.pages.length - 1];
-              if (last && last.written < perPage) last.written++;
-              else f.pages.push({ written: 1, read: 0 });
-            }
-            if (f.readerWaiting) {
-              f.readerWaiting = false;
-              waker.pid = f.reader;
-              yield waker;
-            }
-            // 5.5+ pipe_write: a writer that waited and leaves the pipe not full (fewer than 16
-            // pages in use) wakes the next one (wake_next_writer)
-            if (
-              pipe &&
-              exclusiveWriters &&
-              waited &&
-              f.writers.length > 0 &&
-              f.pages.length < PIPE_DEF_BUFFERS
-            ) {
-              wakeups++;
-              waker.pid = f.writers.shift()!;
-              yield waker;
-            }
-          }
-        }
-        yield* exit(idx);
-      }
-
-      function* receiver(api: TaskApi, f: Fd, idx: number) {
-        const work = run(0);
-        const waker = wake(0, true, false);
-        const sleepOp = wait();
-        yield* readyWait(api);
-        for (let n = 0; n < fds * loops; n++) {
-          while (f.head === f.queue.length) {
-            f.readerWaiting = true;
-            yield sleepOp;
-          }
-          const from = f.queue[f.head++];
-          if (f.head > 1024) {
-            f.queue.splice(0, f.head);
-            f.head = 0;
-          }
-          const cpu = api.cpu();
-          work.ns =
-            costs.syscallNs +
-            (pipe ? 0 : UNIX_STREAM_RECV_NS) +
-            k.cache.copyNs(bytes, from, cpu) +
-            lines(HACKBENCH_SHARED_LINES.queue, f.lineCpu, cpu) +
-            (pipe ? 0 : lines(HACKBENCH_SHARED_LINES.skb, from, cpu));
-          yield work;
-          f.lineCpu = api.cpu();
-          received++;
-          let wakeOne = false;
-          let wakeAll = false;
-          if (pipe) {
-            const wasFull = f.pages.length === PIPE_DEF_BUFFERS;
-            const page = f.pages[0];
-            page.read++;
-            const released = page.read === page.written;
-            if (released) f.pages.shift(); // buf->len == 0: the page goes back
-            wakeAll = pipeWake === "all" && released;
-            wakeOne =
-              (pipeWake === "was_full" && wasFull) ||
-              (pipeWake === "released" && released && wasFull);
-          } else {
-            f.wmem -= truesize; // sock_wfree -> unix_write_space
-            wakeAll = f.wmem * 4 <= sndbuf;
-          }
-          if ((wakeOne || wakeAll) && f.writers.length > 0) {
-            // exclusive waiters queue at the tail and the first is woken; non-exclusive ones
-            // (prepare_to_wait: __add_wait_queue at the head) are woken newest first
-            const woken = wakeOne ? [f.writers.shift()!] : f.writers.splice(0).reverse();
-            wakeups += woken.length;
-            for (const pid of woken) {
-              waker.pid = pid;
-              yield waker;
-            }
-          }
-        }
-        yield* exit(idx);
-      }
 
       const child = (comm: string, role: string, program: (api: TaskApi) => Generator) =>
         fork({
@@ -354,70 +185,67 @@ export function hackbench(params: HackbenchParams = {}): BenchmarkWorkload {
           program: function* (api: TaskApi) {
             for (let g = 0; g < groups; g++) {
               for (let j = 0; j < fds; j++) {
-                const f: Fd = {
-                  queue: [],
-                  head: 0,
-                  wmem: 0,
-                  pages: [],
-                  lineCpu: -1,
-                  reader: 0,
-                  readerWaiting: false,
-                  writers: [],
-                };
-                fdTab.push(f);
+                const f = newFd();
+                sh.fdTab.push(f);
                 yield run(costs.syscallNs); // socketpair() or pipe()
                 const idx = g * 2 * fds + j; // pth_tab order: receivers, then senders
-                f.reader = (yield child(`sched-msg-r${g}.${j}`, "receiver", (a) =>
-                  receiver(a, f, idx),
+                f.reader = (yield child(
+                  `sched-msg-r${g}.${j}`,
+                  "receiver",
+                  (a) => new ReceiverProgram(a, sh, f, idx),
                 )) as number;
               }
               for (let j = 0; j < fds; j++) {
                 const idx = g * 2 * fds + fds + j;
-                yield child(`sched-msg-s${g}.${j}`, "sender", (a) => sender(a, g, idx));
+                yield child(
+                  `sched-msg-s${g}.${j}`,
+                  "sender",
+                  (a) => new SenderProgram(a, sh, g, idx),
+                );
               }
             }
             // read one byte per child from the ready socket
             let read = 0;
             while (read < total) {
-              while (ready === read) {
-                mainWaiting = true;
+              while (sh.ready === read) {
+                sh.mainWaiting = true;
                 yield wait();
               }
-              yield run((ready - read) * costs.syscallNs);
-              read = ready;
+              yield run((sh.ready - read) * costs.syscallNs);
+              read = sh.ready;
             }
             startNs = api.now();
             base.cs = k.counters.contextSwitches;
             base.wp = k.counters.wakeupPreemptions;
-            started = true;
+            sh.started = true;
             // write(wakefds[1]): sock_def_readable wakes every poller (sync)
             yield run(costs.syscallNs + (pipe ? 0 : UNIX_STREAM_SEND_NS));
             // poll's waiters sit at the head of the queue: the last to poll is woken first
-            for (const pid of pollers.splice(0).reverse()) yield wake(pid, true, false);
+            for (const pid of sh.pollers.splice(0).reverse()) yield wake(pid, true, false);
             // reap them all: wait() returns any exited child; pthread_join takes them in order
             let reaped = 0;
             while (reaped < total) {
               if (thread) {
-                joining = reaped;
+                sh.joining = reaped;
                 // a finished thread is joined in user space; a running one costs a futex wait
-                while (!done[reaped]) {
-                  mainWaiting = true;
+                while (!sh.done[reaped]) {
+                  sh.mainWaiting = true;
                   yield wait();
                 }
                 reaped++;
                 continue;
               }
-              while (exited === reaped) {
-                mainWaiting = true;
+              while (sh.exited === reaped) {
+                sh.mainWaiting = true;
                 yield wait();
               }
-              yield run((exited - reaped) * costs.syscallNs);
-              reaped = exited;
+              yield run((sh.exited - reaped) * costs.syscallNs);
+              reaped = sh.exited;
             }
             stopNs = api.now();
           },
         });
-        mainPid = main.pid;
+        sh.mainPid = main.pid;
       });
 
       return {
@@ -430,11 +258,11 @@ export function hackbench(params: HackbenchParams = {}): BenchmarkWorkload {
           return {
             total_time_s: secs,
             finished: finished ? 1 : 0,
-            messages: received,
+            messages: sh.received,
             tasks: total,
-            writer_sleeps: sleeps,
-            writer_wakeups: wakeups,
-            writer_spurious_wakeups: spurious,
+            writer_sleeps: sh.sleeps,
+            writer_wakeups: sh.wakeups,
+            writer_spurious_wakeups: sh.spurious,
             context_switches_per_s: secs > 0 ? (k.counters.contextSwitches - base.cs) / secs : 0,
             wakeup_preemptions_per_s:
               secs > 0 ? (k.counters.wakeupPreemptions - base.wp) / secs : 0,
