@@ -170,6 +170,23 @@ export function eraAtLeast(era: Era, since: string): boolean {
 }
 
 /**
+ * `eraAtLeast(era, since)` as a function of the era alone, for hot paths: it remembers the answer
+ * for the last era asked (a kernel asks with one era all run long), where eraAtLeast looks two
+ * tables up by string on every call.
+ */
+export function eraAtLeastFn(since: string): (era: Era) => boolean {
+  let lastEra: Era | null = null;
+  let last = false;
+  return (era: Era): boolean => {
+    if (era !== lastEra) {
+      last = eraAtLeast(era, since);
+      lastEra = era;
+    }
+    return last;
+  };
+}
+
+/**
  * What an era's fair class runs in the model when it differs from the real kernel's, as one line
  * for explain output and `schedlab domains`; null when they agree. v6.6+ eras run EEVDF
  * (fair/eevdf.ts, docs/eevdf.md); what is left out is listed here.

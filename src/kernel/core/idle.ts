@@ -7,7 +7,10 @@
 import type { IdleState, Machine } from "../../machine/types";
 import type { Rq } from "../sched";
 import { bump, type SchedCounters } from "../counters";
-import { type Era, eraAtLeast } from "../features";
+import { type Era, eraAtLeastFn } from "../features";
+
+const atLeast316 = eraAtLeastFn("3.16");
+const atLeast58 = eraAtLeastFn("5.8");
 
 /** Weight of the newest sample in the running prediction (update_avg-style 1/8). */
 const PREDICT_SHIFT = 3;
@@ -89,7 +92,7 @@ export function wakesWithoutIpi(
 ): boolean {
   if (!isPolling(states, rq)) return false;
   if (kind === "resched") return true;
-  return eraAtLeast(era, kind === "call_function_single" ? "3.16" : "5.8");
+  return kind === "call_function_single" ? atLeast316(era) : atLeast58(era);
 }
 
 /** counters.ipis keys of notifications a polling CPU took without an IPI (constants: no string built per notification). */

@@ -4,8 +4,10 @@ import type { SchedCore } from "./api";
 import type { Policy } from "../prio";
 import { isRtPolicy, setSchedParams } from "../prio";
 import type { Task } from "../sched";
-import { eraAtLeast } from "../features";
+import { eraAtLeastFn } from "../features";
 import { setCustomSlice } from "../fair/eevdf";
+
+const atLeast612 = eraAtLeastFn("6.12");
 
 /**
  * __sched_setscheduler / set_user_nice: requeue with the new class, prio and weight. With
@@ -52,5 +54,5 @@ export function changeScheduling(
 
 /** Whether the era's sched_setattr honours sched_runtime for fair tasks (v6.12+). */
 export function customSlices(k: SchedCore): boolean {
-  return eraAtLeast(k.era, "6.12");
+  return atLeast612(k.era);
 }

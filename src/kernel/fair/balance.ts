@@ -3,7 +3,7 @@
 // balancing before a CPU goes idle, carrying out the moves load_balance decides, and the
 // stopper that performs active balancing. The decisions themselves are in lb/*.ts.
 import { nohzMisfitKick } from "./misfit";
-import { ERA_TRAITS, eraAtLeast } from "../features";
+import { ERA_TRAITS, eraAtLeastFn } from "../features";
 import type { SchedCore } from "../core/api";
 import type { Rq } from "../sched";
 import type { SchedDomain } from "../topology/sched_domain";
@@ -40,6 +40,10 @@ import "./lb/load_balance";
 import { LbScanCosts, NewidleCost } from "./lb_cost";
 import { SchedBalanceRunning } from "./lb_serialize";
 import { NewidleRatio } from "./newidle_ratio";
+
+const atLeast619 = eraAtLeastFn("6.19");
+const atLeast47 = eraAtLeastFn("4.7");
+const atLeast316 = eraAtLeastFn("3.16");
 
 /** A jiffy in ns. */
 /**
@@ -78,11 +82,11 @@ export class FairBalancer {
     this.scanCosts = new LbScanCosts(k);
     this.newidleCost = new NewidleCost(this.hz);
     this.newidleRatio = new NewidleRatio(k.random);
-    this.serializeEarly = k.features.LB_SERIALIZE && !eraAtLeast(k.era, "6.19");
+    this.serializeEarly = k.features.LB_SERIALIZE && !atLeast619(k.era);
     k.tickHooks.push((rq) => this.onTick(rq));
     k.newIdleHooks.push((rq) => this.idleBalance(rq));
     this.blockedAverages = ERA_TRAITS[k.era].pelt && ERA_TRAITS[k.era].family === "4.x";
-    this.cpuLoad47 = eraAtLeast(k.era, "4.7");
+    this.cpuLoad47 = atLeast47(k.era);
     if (ERA_TRAITS[k.era].family === "4.x") this.hookNohzCpuLoad();
   }
   /** 4.x: the balancer reads stored averages, refreshed here (update_blocked_averages). */
@@ -179,7 +183,7 @@ export class FairBalancer {
         sd.lastBalance = k.now;
         // Later kernels recompute the interval for the idle state after the pass; v2.6.29
         // rebalance_domains (kernel/sched.c) keeps the one computed before it.
-        if (eraAtLeast(k.era, "3.16")) interval = this.interval(sd, idle !== "CPU_IDLE");
+        if (atLeast316(k.era)) interval = this.interval(sd, idle !== "CPU_IDLE");
       }
       if (held) this.balanceRunning.release(k, this.balancingCpu(rq));
       const due = sd.lastBalance + interval * jiffy;

@@ -26,7 +26,9 @@
 import type { SchedCore } from "../core/api";
 import type { CfsRq, Task } from "../sched";
 import { calcDeltaFair, clearBuddies, type FairPolicy } from "./fair";
-import { eraAtLeast } from "../features";
+import { eraAtLeastFn } from "../features";
+
+const atLeast617 = eraAtLeastFn("6.17");
 
 /** sysctl_sched_base_slice as scaled by update_sysctl (0.75 ms x (1 + ilog2(min(ncpus, 8)))). */
 function baseSlice(k: SchedCore): number {
@@ -199,7 +201,7 @@ export const EEVDF_POLICY: FairPolicy = {
     }
     if (rq.cfs.nrRunning === 1) return;
     // v6.6-v6.16: update_deadline() reschedules only when it renewed the deadline
-    if (renewed || (eraAtLeast(k.era, "6.17") && !protectSlice(curr))) {
+    if (renewed || (atLeast617(k.era) && !protectSlice(curr))) {
       k.reschedCurr(rq);
       clearBuddies(rq.cfs, curr);
     }
@@ -209,7 +211,7 @@ export const EEVDF_POLICY: FairPolicy = {
     // deadline, or the shortest queued slice (RUN_TO_PARITY) / one unscaled base slice
     // (NO_RUN_TO_PARITY) when that is shorter than its own
     const se = p.se;
-    if (!eraAtLeast(k.era, "6.17")) {
+    if (!atLeast617(k.era)) {
       // v6.6-v6.16: RUN_TO_PARITY keeps curr to its deadline (set_next_entity marks
       // vlag = deadline, __pick_eevdf honours it); without it there is no protection
       se.vprot = k.features.RUN_TO_PARITY ? se.deadline : se.vruntime;

@@ -10,9 +10,12 @@
 // in update_sg_lb_stats / group_classify and migrate_misfit (lb/v5x.ts, lb/misfit.ts,
 // lb/detach.ts), the misfit active balance, and the nohz kick below (check_misfit_status).
 import type { SchedCore } from "../core/api";
-import { eraAtLeast } from "../features";
+import { eraAtLeastFn } from "../features";
 import type { Rq, Task } from "../sched";
 import { taskFitsCapacity } from "./wake/capacity";
+
+const atLeast420 = eraAtLeastFn("4.20");
+const atLeast610 = eraAtLeastFn("6.10");
 
 /**
  * p->max_allowed_capacity (6.10+): the largest arch capacity among the CPUs p may run on
@@ -27,11 +30,11 @@ export function maxAllowedCapacity(k: SchedCore, p: Task): number {
 
 /** update_misfit_status(p, rq): sets or clears rq.misfitTaskLoad (a no-op on symmetric systems). */
 export function updateMisfitStatus(k: SchedCore, p: Task | null, rq: Rq): void {
-  if (!k.domains.asymCpucapacity || !eraAtLeast(k.era, "4.20")) return;
+  if (!k.domains.asymCpucapacity || !atLeast420(k.era)) return;
   if (
     !p ||
     p.nrCpusAllowed === 1 ||
-    (eraAtLeast(k.era, "6.10") && rq.cpuCapacityOrig === maxAllowedCapacity(k, p)) ||
+    (atLeast610(k.era) && rq.cpuCapacityOrig === maxAllowedCapacity(k, p)) ||
     taskFitsCapacity(p, rq.cpuCapacity)
   ) {
     rq.misfitTaskLoad = 0;
@@ -61,6 +64,6 @@ export function checkMisfitStatus(k: SchedCore, rq: Rq, imbalancePct: number): b
  */
 export function nohzMisfitKick(k: SchedCore, rq: Rq): "kick" | "skip" | null {
   const sd = k.domains.sdAsymCpucapacity[rq.cpu];
-  if (!sd || !eraAtLeast(k.era, "4.20")) return null;
+  if (!sd || !atLeast420(k.era)) return null;
   return checkMisfitStatus(k, rq, sd.imbalancePct) ? "kick" : "skip";
 }

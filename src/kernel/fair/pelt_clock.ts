@@ -19,9 +19,12 @@
 // a busy one applies update_idle_rq_clock_pelt as of the last update. RT and
 // DL util_sum (added to the saturation test in the kernel) are not modelled.
 import type { SchedCore } from "../core/api";
-import { eraAtLeast } from "../features";
+import { eraAtLeastFn } from "../features";
 import type { Rq } from "../sched";
 import { LOAD_AVG_MAX, rqClockPelt } from "./pelt";
+
+const atLeast41 = eraAtLeastFn("4.1");
+const atLeast51 = eraAtLeastFn("5.1");
 
 /** arch_scale_cpu_capacity(cpu): the machine's capacity of the CPU (no SMT gain). */
 export function archScaleCpuCapacity(k: SchedCore, cpu: number): number {
@@ -32,7 +35,7 @@ export function archScaleCpuCapacity(k: SchedCore, cpu: number): number {
 export function peltScaleCpu(k: SchedCore, rq: Rq): number {
   // a CPU of capacity 1024 scales by 1024 in every era: no era test on symmetric machines
   const cap = archScaleCpuCapacity(k, rq.cpu);
-  if (cap === 1024 || !eraAtLeast(k.era, "4.1") || eraAtLeast(k.era, "5.1")) return 1024;
+  if (cap === 1024 || !atLeast41(k.era) || atLeast51(k.era)) return 1024;
   return cap;
 }
 
@@ -59,7 +62,7 @@ const UTIL_SUM_SATURATED = (LOAD_AVG_MAX - 1024) * 1024 - LOAD_AVG_MAX;
 export function rqClockPeltOf(k: SchedCore, rq: Rq): number {
   const clockTask = rqClockPelt(k.now);
   const cap = archScaleCpuCapacity(k, rq.cpu);
-  if (cap === 1024 || !eraAtLeast(k.era, "5.1")) return clockTask;
+  if (cap === 1024 || !atLeast51(k.era)) return clockTask;
   const busy = rq.curr !== null;
   let c = clocks.get(rq);
   if (!c) {

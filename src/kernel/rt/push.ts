@@ -15,7 +15,10 @@ import { bump, RQ_LOCK, type RqLockPath } from "../counters";
 import { lockRq, rqLockBusy, unlockRq } from "../core/ttwu";
 import { CPUPRI_INVALID, MAX_PRIO } from "./cpupri";
 import { findLowestRq, rtTask } from "./select";
-import { eraAtLeast } from "../features";
+import { eraAtLeastFn } from "../features";
+
+const atLeast56 = eraAtLeastFn("5.6");
+const atLeast519 = eraAtLeastFn("5.19");
 
 /** Only try algorithms three times. */
 export const RT_MAX_TRIES = 3;
@@ -149,7 +152,7 @@ export function pullRtTask(k: SchedCore, thisRq: Rq): boolean {
   // rt_overloaded(): rto_count read without a lock (as are rto_mask and highest_prio.next below).
   if (!rd.rtOverloaded()) return false;
   // v4.15+ ("Do not pull from current CPU if only one CPU to pull")
-  if (eraAtLeast(k.era, "5.6") && rd.rtoCount === 1 && rd.rtoMask[thisRq.cpu]) return false;
+  if (atLeast56(k.era) && rd.rtoCount === 1 && rd.rtoMask[thisRq.cpu]) return false;
   if (k.features.RT_PUSH_IPI) {
     tellCpuToPush(k);
     return false;
@@ -241,7 +244,7 @@ export function rtTaskWoken(k: SchedCore, rq: Rq, p: Task): void {
   if (!curr || curr === p || rq.needResched) return;
   if (p.nrCpusAllowed <= 1 || !rtTask(curr)) return;
   // 3.19/4.8 also asked has_pushable_tasks; 6.x leaves that to push_rt_task.
-  if (!eraAtLeast(k.era, "5.6") && rq.rt.pushable.length === 0) return;
+  if (!atLeast56(k.era) && rq.rt.pushable.length === 0) return;
   const push =
     curr.nrCpusAllowed < 2 ||
     k.hooks.get("rt.wakeup_push_cond")({ k, rq, curr, p, site: "task_woken" });
@@ -278,7 +281,7 @@ export function rtPostSchedule(k: SchedCore, rq: Rq): void {
   if (curr?.schedClass !== "rt" || rq.rt.pushable.length === 0) return;
   other(k, "rt_post_schedule");
   // 5.19+: __schedule still holds the lock (the core releases it after this callback).
-  const relock = !eraAtLeast(k.era, "5.19");
+  const relock = !atLeast519(k.era);
   if (relock) lockRq(k, rq, cpuOf(k, rq), RQ_LOCK.rt_push_local);
   pushRtTasks(k, rq);
   if (relock) unlockRq(k, rq);

@@ -10,11 +10,13 @@ import { WF_FORK, WF_TTWU } from "../sched";
 import type { SchedCore } from "../core/api";
 import type { Rq } from "../sched";
 import type { Task } from "../sched";
-import { eraAtLeast } from "../features";
+import { eraAtLeast, eraAtLeastFn } from "../features";
 import { defineHook } from "../hooks";
 import { bump } from "../counters";
 import { MAX_RT_PRIO } from "../sched";
 import { SD_WAKE_AFFINE } from "../topology/sched_domain";
+
+const atLeast519 = eraAtLeastFn("5.19");
 
 /** rt_task(): by priority, so the stopper (prio 0) counts, as in the kernel. */
 export function rtTask(p: Task): boolean {
@@ -109,7 +111,7 @@ export function findLowestRqDefault(ctx: FindLowestRqCtx): number {
   if (!rd.find(task, mask)) return -1;
   if (mask[taskCpu]) return taskCpu;
   const thisCpu = ctx.thisCpu >= 0 && mask[ctx.thisCpu] ? ctx.thisCpu : -1;
-  const distribute = eraAtLeast(k.era, "5.19");
+  const distribute = atLeast519(k.era);
   for (const sd of k.domains.domains[taskCpu] ?? []) {
     if (!(sd.flags & SD_WAKE_AFFINE)) continue;
     // "this_cpu" is cheaper to preempt than a remote processor.

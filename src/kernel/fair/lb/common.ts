@@ -2,7 +2,7 @@
 // (cpu_util, check_cpu_capacity, should_we_balance), balance intervals
 // (get_sd_balance_interval, max_load_balance_interval) and the nr_balance_failed /
 // balance_interval accounting at the end of load_balance().
-import { ERA_TRAITS, type Era, eraAtLeast, type Features, type Tunables } from "../../features";
+import { ERA_TRAITS, type Era, eraAtLeastFn, type Features, type Tunables } from "../../features";
 import type { SchedDomain } from "../../topology/sched_domain";
 import { SD_POWERSAVINGS_BALANCE } from "../../topology/sched_domain";
 import {
@@ -19,6 +19,9 @@ import {
   MAX_PINNED_INTERVAL,
   SCHED_NR_MIGRATE_BREAK,
 } from "./types";
+
+const atLeast510 = eraAtLeastFn("5.10");
+const atLeast513 = eraAtLeastFn("5.13");
 
 /** Parameters of createLbEnv; the rest of struct lb_env starts zeroed as in load_balance(). */
 export interface LbEnvInit {
@@ -191,7 +194,7 @@ export function getSdBalanceInterval(ctx: GetSdBalanceIntervalCtx): number {
   let interval = sd.balanceInterval;
   if (cpuBusy) interval *= sd.busyFactor;
   interval = msecsToJiffies(interval, hz);
-  if (cpuBusy && eraAtLeast(era, "5.10")) interval -= 1;
+  if (cpuBusy && atLeast510(era)) interval -= 1;
   return Math.min(Math.max(interval, 1), maxInterval);
 }
 
@@ -256,8 +259,7 @@ export function lbAccountPass(
     case "failed":
       // Before v5.13 a kick forced the next passes to take cache-hot tasks; from v5.13 only the
       // stopper does (LBF_ACTIVE_LB in can_migrate_task).
-      if (outcome.needActive && !eraAtLeast(era, "5.13"))
-        sd.nrBalanceFailed = sd.cacheNiceTries + 1;
+      if (outcome.needActive && !atLeast513(era)) sd.nrBalanceFailed = sd.cacheNiceTries + 1;
       if (!outcome.activeKicked || (fam === "5.x" && outcome.voluntary)) {
         sd.balanceInterval = sd.minInterval;
       } else if (sd.balanceInterval < sd.maxInterval) {

@@ -2,7 +2,7 @@
 // detach_one_task (4.x/5.x fair.c), balance_tasks/move_tasks (2.6.29 kernel/sched.c).
 // Tasks are not moved here: the functions return the tasks to move, in order, and keep
 // the source rq's nr_running and the cfs_tasks list order in a working copy.
-import { eraAtLeast } from "../../features";
+import { eraAtLeastFn } from "../../features";
 import {
   type CanMigrateTaskCtx,
   LBF_ACTIVE_LB,
@@ -19,6 +19,8 @@ import {
 import { family, lbHook, taskAllowedOn } from "./common";
 import { SD_SHARE_CPUCAPACITY } from "../../topology/sched_domain";
 
+const atLeast510 = eraAtLeastFn("5.10");
+
 /**
  * task_hot: never within an SMT domain (v5.10+), buddies are hot (CACHE_HOT_BUDDY; 4.x+ only when
  * the destination is busy), a task that ran less than sysctl_sched_migration_cost ago is hot
@@ -30,7 +32,7 @@ export function taskHot(ctx: TaskHotCtx): boolean {
   if (fam !== "2.6" && task.idlePolicy) return false;
   // "SMT siblings share cache": Josh Don, "sched/fair: Ignore cache hotness for SMT migration"
   // (ec73240b1627, v5.10), right after the idle-policy test.
-  if (env.sd.flags & SD_SHARE_CPUCAPACITY && eraAtLeast(env.era, "5.10")) return false;
+  if (env.sd.flags & SD_SHARE_CPUCAPACITY && atLeast510(env.era)) return false;
   if (
     env.features.CACHE_HOT_BUDDY &&
     task.isBuddy &&
@@ -162,7 +164,7 @@ function takeByMigrationType(env: LbEnv, src: LbRq, p: LbTask): boolean {
   switch (env.migrationType) {
     case "migrate_load": {
       const load = p.loadAvg;
-      if (eraAtLeast(env.era, "5.10")) {
+      if (atLeast510(env.era)) {
         // shr_bound(load, nr_balance_failed)
         if (Math.floor(load / 2 ** Math.min(sd.nrBalanceFailed, 63)) > env.imbalance) return false;
       } else if (Math.floor(load / 2) > env.imbalance && sd.nrBalanceFailed <= sd.cacheNiceTries) {

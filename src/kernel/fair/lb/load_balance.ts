@@ -2,7 +2,7 @@
 // The functions decide; the core moves tasks (LoadBalanceResult.migrations) and queues the
 // stopper (activeBalance). Domain balance state (nr_balance_failed, balance_interval,
 // sgc->imbalance) is updated here, as load_balance() does in the kernel.
-import { ERA_TRAITS, eraAtLeast } from "../../features";
+import { ERA_TRAITS, eraAtLeastFn } from "../../features";
 import { defineHook } from "../../hooks";
 import { SD_SERIALIZE, type SchedDomain } from "../../topology/sched_domain";
 import {
@@ -55,6 +55,8 @@ import {
   numaImbalance,
   voluntaryActiveBalance56,
 } from "./v5x";
+
+const atLeast513 = eraAtLeastFn("5.13");
 
 declare module "../../hooks" {
   // eslint-disable-next-line @typescript-eslint/no-empty-interface
@@ -303,7 +305,7 @@ export function activeLoadBalanceCpuStop(env: LbEnv, busiest: LbRq): LbMigration
   if (busiest.nrRunning <= 1) return null;
   env.idle = "CPU_IDLE";
   // No dst_grpmask: DST_PINNED keeps can_migrate_task from retargeting (v5.13+: LBF_ACTIVE_LB).
-  env.flags = eraAtLeast(env.era, "5.13") ? LBF_DST_PINNED | LBF_ACTIVE_LB : LBF_DST_PINNED;
+  env.flags = atLeast513(env.era) ? LBF_DST_PINNED | LBF_ACTIVE_LB : LBF_DST_PINNED;
   env.srcCpu = busiest.cpu;
   let p: LbTask | null = null;
   if (ERA_TRAITS[env.era].family === "2.6") {

@@ -24,7 +24,9 @@ import {
 import { sourceLoad, targetLoad, weightedCpuload } from "../cpu_load";
 import { checkCpuCapacity, cpuAvgLoadPerTask, cpuUtil, getSdLoadIdx, lbHook } from "./common";
 import { cpuCapacityFactor, sgCapacityFactor } from "./capacity_factor";
-import { ERA_TRAITS, eraAtLeast } from "../../features";
+import { ERA_TRAITS, eraAtLeastFn } from "../../features";
+
+const atLeast412 = eraAtLeastFn("4.12");
 
 const ULONG_MAX = 2 ** 64 - 1;
 const typeRank = (t: GroupType48): number =>
@@ -142,7 +144,7 @@ export function updateSdPickBusiest48(
  * ("sgs->sum_nr_running > local->sum_nr_running + 1", fair.c v4.12, v4.15, v4.19).
  */
 function preferSiblingFloor(env: LbEnv, local: SgLbStats48): number {
-  return eraAtLeast(env.era, "4.12") ? local.sumNrRunning + 1 : 1;
+  return atLeast412(env.era) ? local.sumNrRunning + 1 : 1;
 }
 
 /** update_sd_lb_stats (4.8), including the prefer-sibling capacity clamp. */

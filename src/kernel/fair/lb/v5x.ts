@@ -31,11 +31,16 @@ import {
   type SgLbStats56,
 } from "./types";
 import { checkCpuCapacity, cpuUtil, lbHook, schedAsymPrefer } from "./common";
-import { eraAtLeast } from "../../features";
+import { eraAtLeastFn } from "../../features";
 import { idleImbalanceSlack } from "./v48";
 import { siblingImbalance, smtBalance, smtGroup, smtVsNonsmtGroups } from "./v66";
 import { SD_SHARE_PKG_RESOURCES } from "../../topology/sched_domain";
 import { asymDomain, biggerGroupNotBusy, misfitCannotHelp, skipBiggerSingleTaskRq } from "./misfit";
+
+const atLeast57 = eraAtLeastFn("5.7");
+const atLeast518 = eraAtLeastFn("5.18");
+const atLeast63 = eraAtLeastFn("6.3");
+const atLeast512 = eraAtLeastFn("5.12");
 
 const UINT_MAX = 4294967295;
 const ULONG_MAX = 2 ** 64 - 1;
@@ -74,7 +79,7 @@ export function cpuLoad56(rq: LbRq): number {
 export function groupHasCapacity56(env: LbEnv, sgs: SgLbStats56): boolean {
   const pct = env.sd.imbalancePct;
   if (sgs.sumNrRunning < sgs.groupWeight) return true;
-  if (eraAtLeast(env.era, "5.7") && sgs.groupCapacity * pct < sgs.groupRunnable * 100) return false;
+  if (atLeast57(env.era) && sgs.groupCapacity * pct < sgs.groupRunnable * 100) return false;
   return sgs.groupCapacity * 100 > sgs.groupUtil * pct;
 }
 
@@ -83,7 +88,7 @@ export function groupIsOverloaded56(env: LbEnv, sgs: SgLbStats56): boolean {
   const pct = env.sd.imbalancePct;
   if (sgs.sumNrRunning <= sgs.groupWeight) return false;
   if (sgs.groupCapacity * 100 < sgs.groupUtil * pct) return true;
-  return eraAtLeast(env.era, "5.7") && sgs.groupCapacity * pct < sgs.groupRunnable * 100;
+  return atLeast57(env.era) && sgs.groupCapacity * pct < sgs.groupRunnable * 100;
 }
 
 /**
@@ -258,9 +263,9 @@ export function updateSdLbStats56(env: LbEnv): SdLbStats56 {
  */
 export function numaImbalance(ctx: NumaImbalanceCtx): number {
   if (!(ctx.sd.flags & SD_NUMA)) return ctx.imbalance;
-  if (eraAtLeast(ctx.env.era, "5.18"))
+  if (atLeast518(ctx.env.era))
     return adjustNumaImbalance(ctx.imbalance, ctx.dstRunning, ctx.imbNumaNr);
-  if (eraAtLeast(ctx.env.era, "5.7")) return numaImbalanceSmallPair56(ctx);
+  if (atLeast57(ctx.env.era)) return numaImbalanceSmallPair56(ctx);
   return ctx.imbalance;
 }
 
@@ -310,7 +315,7 @@ export function calculateImbalance56(env: LbEnv, sds: SdLbStats56): ImbalanceRes
         return { migrationType: "migrate_task", imbalance: 1 };
       return { migrationType: "migrate_util", imbalance };
     }
-    const late = eraAtLeast(env.era, "5.18"); // the >> 1 moved after the NUMA adjustment
+    const late = atLeast518(env.era); // the >> 1 moved after the NUMA adjustment
     let imbalance: number;
     if (busiest.groupWeight === 1 || sds.preferSibling) {
       // spread running tasks evenly over the groups (6.6+: per core, sibling_imbalance)
@@ -344,11 +349,11 @@ export function calculateImbalance56(env: LbEnv, sds: SdLbStats56): ImbalanceRes
   if (groupTypeRank(local.groupType) < groupTypeRank("group_overloaded")) {
     local.avgLoad = Math.floor((local.groupLoad * SCHED_LOAD_SCALE) / local.groupCapacity);
     // 5.7+ (111688ca1c4a): local more loaded than busiest pulls nothing; 5.6 wraps below
-    if (eraAtLeast(env.era, "5.7") && local.avgLoad >= busiest.avgLoad)
+    if (atLeast57(env.era) && local.avgLoad >= busiest.avgLoad)
       return { migrationType: "migrate_load", imbalance: 0 };
     sds.avgLoad = Math.floor((sds.totalLoad * SCHED_LOAD_SCALE) / sds.totalCapacity);
     // 6.3+ (91dcf1e8068e): nor does a local group above the domain average
-    if (eraAtLeast(env.era, "6.3") && local.avgLoad >= sds.avgLoad)
+    if (atLeast63(env.era) && local.avgLoad >= sds.avgLoad)
       return { migrationType: "migrate_load", imbalance: 0 };
   }
   const imbalance = Math.floor(
@@ -529,6 +534,6 @@ export function needActiveBalance56(ctx: NeedActiveBalanceCtx): boolean {
   const sd = env.sd;
   if (voluntaryActiveBalance56(env)) return true;
   const failedEnough = sd.nrBalanceFailed > sd.cacheNiceTries + 2;
-  if (eraAtLeast(env.era, "5.12")) return env.migrationType === "migrate_task" && failedEnough;
+  if (atLeast512(env.era)) return env.migrationType === "migrate_task" && failedEnough;
   return failedEnough;
 }

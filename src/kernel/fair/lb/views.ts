@@ -7,7 +7,9 @@ import type { LbRq, LbTask } from "./types";
 import { updateCfsRqLoadAvg } from "../pelt";
 import { peltScaleCpu, rqClockPeltOf } from "../pelt_clock";
 import { rqLoadWeight2629 } from "../cpu_load";
-import { ERA_TRAITS, eraAtLeast } from "../../features";
+import { ERA_TRAITS, eraAtLeastFn } from "../../features";
+
+const atLeast66 = eraAtLeastFn("6.6");
 
 export class TaskView implements LbTask {
   constructor(
@@ -51,7 +53,7 @@ export class TaskView implements LbTask {
     const cfs = this.k.rqs[this.p.cpu].cfs;
     if (cfs.next === this.p) return true;
     const era = this.k.era;
-    return cfs.last === this.p && ERA_TRAITS[era].family !== "2.6" && !eraAtLeast(era, "6.6");
+    return cfs.last === this.p && ERA_TRAITS[era].family !== "2.6" && !atLeast66(era);
   }
   get idlePolicy(): boolean {
     return this.p.policy === "idle";

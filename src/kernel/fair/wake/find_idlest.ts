@@ -8,7 +8,7 @@
 //          idle CPU in the shallowest idle state, most recently idled.
 //   5.5+ fair.c (Vincent Guittot's rework): update_sg_wakeup_stats, group_type classification,
 //          update_pick_idlest, the NUMA rules, find_idlest_group_cpu.
-import { ERA_TRAITS, eraAtLeast } from "../../features";
+import { ERA_TRAITS, eraAtLeastFn } from "../../features";
 import { SCHED_CAPACITY_SCALE } from "../../sched";
 import type { SchedCore } from "../../core/api";
 import type { Task } from "../../sched";
@@ -31,6 +31,10 @@ import {
   wakeState,
   type FindIdlestGroupCtx,
 } from "./common";
+
+const atLeast57 = eraAtLeastFn("5.7");
+const atLeast519 = eraAtLeastFn("5.19");
+const atLeast59 = eraAtLeastFn("5.9");
 
 /** 2.6.29 has no LB_BIAS switch: source/target_load always bias with cpu_load[]. */
 const ALWAYS_BIAS = { LB_BIAS: true };
@@ -261,7 +265,7 @@ function contributes(p: Task, cpu: number): boolean {
 /** update_sg_wakeup_stats: the group's load/util/runnable/counts without p's own contribution. */
 function updateSgWakeupStats(k: SchedCore, sd: SchedDomain, group: SchedGroup, p: Task): WakeupSgs {
   // 070f5e860ee2 (runnable in group_classify) and Tao Zhou's avg_load condition fix: both v5.7
-  const since57 = eraAtLeast(k.era, "5.7");
+  const since57 = atLeast57(k.era);
   const s: WakeupSgs = {
     avgLoad: 0,
     groupLoad: 0,
@@ -365,8 +369,8 @@ function updatePickIdlest(idlest: WakeupSgs, s: WakeupSgs, utilTie: boolean): bo
 /** find_idlest_group (5.5+): the idlest group by type, then the local-vs-idlest decision. */
 export function findIdlestGroup5x(ctx: FindIdlestGroupCtx): SchedGroup | null {
   const { k, p, sd, thisCpu } = ctx;
-  const late = eraAtLeast(k.era, "5.19"); // the NUMA imbalance allowance of v5.18
-  const utilTie = eraAtLeast(k.era, "5.9");
+  const late = atLeast519(k.era); // the NUMA imbalance allowance of v5.18
+  const utilTie = atLeast59(k.era);
   let idlest: SchedGroup | null = null;
   let local: SchedGroup | null = null;
   let localSgs: WakeupSgs | null = null;
