@@ -104,6 +104,14 @@ export interface EraTraits {
    * fair server and its deferred mode in v6.12, a110a81c52a9 "sched/deadline: Deferrable dl server").
    */
   readonly fairServer: boolean;
+  /**
+   * The idle loop asks the cpuidle governor before it stops the tick (v4.17: 554c8aa8ecad "sched:
+   * idle: Select idle state before stopping the tick", ed98c3491998 "sched: idle: Do not stop the
+   * tick before cpuidle_idle_call()", and menu_select's stop_tick output): cpuidle_idle_call
+   * stops it only when the governor says so (core/idle_call.ts). Before, tick_nohz_idle_enter
+   * stopped it at every idle entry.
+   */
+  readonly idleGovernorStopsTick: boolean;
 }
 
 function traits(version: readonly [number, number], family: Family): EraTraits {
@@ -129,6 +137,7 @@ function traits(version: readonly [number, number], family: Family): EraTraits {
     forkFromParent: version[0] > 2,
     rtRootBandwidth: !at(6, 12),
     fairServer: at(6, 12),
+    idleGovernorStopsTick: at(4, 17),
   };
 }
 

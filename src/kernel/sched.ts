@@ -96,6 +96,8 @@ export const EV_TIMER = 5;
 export const EV_TIMER_FIRE = 6;
 /** A callback registered with at(); a indexes the callback table. */
 export const EV_CALLBACK = 7;
+/** The tick of idle CPU a, after the CPU left its idle state (v4.17+: a tick kept in idle). */
+export const EV_TICK_FIRE = 8;
 
 // ---------------------------------------------------------------- struct sched_avg
 

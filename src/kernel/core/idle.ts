@@ -23,6 +23,48 @@ export function selectIdleState(states: readonly IdleState[], rq: Rq): number {
 }
 
 /**
+ * menu_select's stop_tick output (drivers/cpuidle/governors/menu.c, v5.6 to v6.19), for the state
+ * `rq.idleStateIdx` that selectIdleState chose from the model's prediction (rq.avgIdleNs; the
+ * model keeps no next timer event, so menu's next_timer_ns terms are left out). Returns whether
+ * the governor lets the idle loop stop the tick. With the tick kept, a state whose target
+ * residency exceeds `deltaTickNs` (the time to the next tick) is replaced by the deepest one
+ * that fits, as menu_select does, and rq.idleStateIdx is updated.
+ *
+ * - A driver with one state: "*stop_tick = !(drv->states[0].flags & CPUIDLE_FLAG_POLLING)".
+ * - A deeper state beyond the prediction with the tick running and predicted_ns >= TICK_NSEC:
+ *   "predicted_ns = drv->states[idx].target_residency_ns" (retain the tick, shallow state).
+ * - Keep the tick when "((drv->states[idx].flags & CPUIDLE_FLAG_POLLING) || predicted_ns <
+ *   TICK_NSEC) && !tick_nohz_tick_stopped()".
+ */
+export function menuStopTick(
+  states: readonly IdleState[],
+  rq: Rq,
+  tickNs: number,
+  deltaTickNs: number,
+): boolean {
+  if (states.length <= 1) return states.length === 0 || !states[0].polling;
+  const tickStopped = !rq.tickRunning;
+  let idx = rq.idleStateIdx;
+  let predicted = rq.avgIdleNs;
+  if (idx + 1 < states.length && predicted >= tickNs && !tickStopped)
+    predicted = states[idx].targetResidencyNs;
+  if (!((states[idx].polling || predicted < tickNs) && !tickStopped)) return true;
+  if (idx > 0 && states[idx].targetResidencyNs > deltaTickNs) {
+    for (idx = idx - 1; idx > 0; idx--) if (states[idx].targetResidencyNs <= deltaTickNs) break;
+    rq.idleStateIdx = idx;
+  }
+  return false;
+}
+
+/**
+ * menu_update's sample for a wakeup by the tick (tick_wakeup) when the next timer lay beyond the
+ * tick: "measured_ns = 9 * MAX_INTERESTING / 10" with MAX_INTERESTING 50 ms (v4.17 in us, v5.6+
+ * in ns). The model's timers all wake tasks, so a tick that finds its CPU still idle is taken to
+ * have had no timer within the tick.
+ */
+export const TICK_WAKEUP_SAMPLE_NS = (9 * 50_000_000) / 10;
+
+/**
  * Records an observed idle period into the governor's prediction; with `exits` (eras 5.19+, so
  * older experiments' counters are unchanged) also counts the exit by state (idle_exit_<state>).
  */
