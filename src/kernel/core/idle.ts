@@ -23,6 +23,15 @@ export function selectIdleState(states: readonly IdleState[], rq: Rq): number {
 }
 
 /**
+ * CPUIDLE_FLAG_POLLING (v6.19: drivers/cpuidle/poll_state.c's "POLL" state, poll_idle, and the
+ * powerpc snooze states, which no modelled machine has). The model's `polling` also marks the
+ * MWAIT states, which set TIF_POLLING_NRFLAG (no IPI needed) but are physical states to menu.
+ */
+function cpuidleFlagPolling(s: IdleState): boolean {
+  return s.polling && s.name === "POLL";
+}
+
+/**
  * menu_select's stop_tick output (drivers/cpuidle/governors/menu.c, v5.6 to v6.19), for the state
  * `rq.idleStateIdx` that selectIdleState chose from the model's prediction (rq.avgIdleNs; the
  * model keeps no next timer event, so menu's next_timer_ns terms are left out). Returns whether
@@ -42,13 +51,13 @@ export function menuStopTick(
   tickNs: number,
   deltaTickNs: number,
 ): boolean {
-  if (states.length <= 1) return states.length === 0 || !states[0].polling;
+  if (states.length <= 1) return states.length === 0 || !cpuidleFlagPolling(states[0]);
   const tickStopped = !rq.tickRunning;
   let idx = rq.idleStateIdx;
   let predicted = rq.avgIdleNs;
   if (idx + 1 < states.length && predicted >= tickNs && !tickStopped)
     predicted = states[idx].targetResidencyNs;
-  if (!((states[idx].polling || predicted < tickNs) && !tickStopped)) return true;
+  if (!((cpuidleFlagPolling(states[idx]) || predicted < tickNs) && !tickStopped)) return true;
   if (idx > 0 && states[idx].targetResidencyNs > deltaTickNs) {
     for (idx = idx - 1; idx > 0; idx--) if (states[idx].targetResidencyNs <= deltaTickNs) break;
     rq.idleStateIdx = idx;

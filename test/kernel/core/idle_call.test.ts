@@ -146,4 +146,10 @@ test("menuStopTick: polling and short predictions keep the tick; a kept tick cap
   rq.tickRunning = false;
   assert.equal(decide(50_000, 1), true);
   assert.equal(menuStopTick([], rq, tick, tick), true, "no cpuidle driver: stop");
+  // An MWAIT state sets TIF_POLLING_NRFLAG (polling: true) but not CPUIDLE_FLAG_POLLING.
+  rq.tickRunning = true;
+  const mwait = STATES.map((s) => ({ ...s, polling: true }));
+  rq.avgIdleNs = 5_000_000;
+  rq.idleStateIdx = 3;
+  assert.equal(menuStopTick(mwait, rq, tick, tick), true, "MWAIT C6 with a long prediction: stop");
 });
