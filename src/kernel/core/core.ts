@@ -290,10 +290,7 @@ export class Kernel implements SchedCore {
     checkPreemptWakeup(this, rq, p);
   }
 
-  /**
-   * set_task_cpu: change task_cpu(p), renormalising vruntime and counting the migration.
-   * The caller has dequeued p (or p is waking) and will enqueue it on `cpu`.
-   */
+  /** set_task_cpu: migrate_task_rq (vruntime), task_cpu(p) = cpu, count; p dequeued or waking. */
   setTaskCpu(p: Task, cpu: number, reason: MigrationReason): void {
     const from = p.cpu;
     if (from === cpu) return;

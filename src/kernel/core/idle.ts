@@ -8,13 +8,21 @@ import type { IdleState, Machine } from "../../machine/types";
 import type { Rq } from "../sched";
 import { bump, type SchedCounters } from "../counters";
 import { type Era, eraAtLeast } from "../features";
+import { menuUpdateIntervals } from "./menu_typical";
 
 /** Weight of the newest sample in the running prediction (update_avg-style 1/8). */
 const PREDICT_SHIFT = 3;
 
-export function selectIdleState(states: readonly IdleState[], rq: Rq): number {
+/**
+ * The deepest state whose target residency is within `predicted` (menu_select's prediction:
+ * menu_typical.ts menuPredictNs; by default the running average alone).
+ */
+export function selectIdleState(
+  states: readonly IdleState[],
+  rq: Rq,
+  predicted: number = rq.avgIdleNs,
+): number {
   if (states.length === 0) return -1;
-  const predicted = rq.avgIdleNs;
   let best = 0;
   for (let i = 1; i < states.length; i++) {
     if (states[i].targetResidencyNs <= predicted) best = i;
@@ -33,8 +41,9 @@ function cpuidleFlagPolling(s: IdleState): boolean {
 
 /**
  * menu_select's stop_tick output (drivers/cpuidle/governors/menu.c, v5.6 to v6.19), for the state
- * `rq.idleStateIdx` that selectIdleState chose from the model's prediction (rq.avgIdleNs; the
- * model keeps no next timer event, so menu's next_timer_ns terms are left out). Returns whether
+ * `rq.idleStateIdx` that selectIdleState chose from the prediction `predictedNs` (menuPredictNs:
+ * the typical interval and the running average standing in for the next-timer term; the model
+ * keeps no next timer event, so menu's next_timer_ns tests are left out). Returns whether
  * the governor lets the idle loop stop the tick. With the tick kept, a state whose target
  * residency exceeds `deltaTickNs` (the time to the next tick) is replaced by the deepest one
  * that fits, as menu_select does, and rq.idleStateIdx is updated.
@@ -50,11 +59,12 @@ export function menuStopTick(
   rq: Rq,
   tickNs: number,
   deltaTickNs: number,
+  predictedNs: number = rq.avgIdleNs,
 ): boolean {
   if (states.length <= 1) return states.length === 0 || !cpuidleFlagPolling(states[0]);
   const tickStopped = !rq.tickRunning;
   let idx = rq.idleStateIdx;
-  let predicted = rq.avgIdleNs;
+  let predicted = predictedNs;
   if (idx + 1 < states.length && predicted >= tickNs && !tickStopped)
     predicted = states[idx].targetResidencyNs;
   if (!((cpuidleFlagPolling(states[idx]) || predicted < tickNs) && !tickStopped)) return true;
@@ -74,8 +84,9 @@ export function menuStopTick(
 export const TICK_WAKEUP_SAMPLE_NS = (9 * 50_000_000) / 10;
 
 /**
- * Records an observed idle period into the governor's prediction; with `exits` (eras 5.19+, so
- * older experiments' counters are unchanged) also counts the exit by state (idle_exit_<state>).
+ * Records an observed idle period into the governor's running average and its ring of recent
+ * intervals (menu_typical.ts menuUpdateIntervals); with `exits` (eras 5.19+, so older
+ * experiments' counters are unchanged) also counts the exit by state (idle_exit_<state>).
  */
 export function recordIdle(
   rq: Rq,
@@ -83,6 +94,7 @@ export function recordIdle(
   exits: { counters: SchedCounters; machine: { idleStates: readonly IdleState[] } } | null = null,
 ): void {
   rq.avgIdleNs += (observedNs - rq.avgIdleNs) / (1 << PREDICT_SHIFT);
+  menuUpdateIntervals(rq, observedNs);
   if (exits) countIdleExit(exits.counters, exits.machine.idleStates, rq);
 }
 

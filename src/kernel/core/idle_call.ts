@@ -27,18 +27,21 @@ import {
   selectIdleState,
   TICK_WAKEUP_SAMPLE_NS,
 } from "./idle";
+import { menuPredictNs } from "./menu_typical";
 import { stopTick } from "./tick";
 
 /** cpuidle_idle_call's selection and tick decision for an idle `rq` (its state and tick). */
 export function cpuidleIdleCall(k: SchedCore, rq: Rq): void {
   const states = k.machine.idleStates;
-  rq.idleStateIdx = selectIdleState(states, rq);
-  if (!ERA_TRAITS[k.era].idleGovernorStopsTick || !rq.tickRunning) {
+  const traits = ERA_TRAITS[k.era];
+  const predicted = menuPredictNs(traits, rq); // menu_select's prediction (menu_typical.ts)
+  rq.idleStateIdx = selectIdleState(states, rq, predicted);
+  if (!traits.idleGovernorStopsTick || !rq.tickRunning) {
     stopTick(k, rq);
     return;
   }
   const deltaTick = rq.tickEventAt > k.now ? rq.tickEventAt - k.now : k.tickNs;
-  if (menuStopTick(states, rq, k.tickNs, deltaTick)) stopTick(k, rq);
+  if (menuStopTick(states, rq, k.tickNs, deltaTick, predicted)) stopTick(k, rq);
   else bump(k.counters.other, "idle_tick_retained");
 }
 

@@ -12,6 +12,7 @@ import type { Kernel } from "../../../src/kernel/core/core";
 import type { Era } from "../../../src/kernel/features";
 import { menuStopTick, TICK_WAKEUP_SAMPLE_NS } from "../../../src/kernel/core/idle";
 import { inNohzIdleMask } from "../../../src/kernel/fair/balance";
+import { getTypicalInterval, NO_TYPICAL_INTERVAL } from "../../../src/kernel/core/menu_typical";
 import { boot } from "../boot";
 
 const STATES: IdleState[] = [
@@ -23,9 +24,10 @@ const STATES: IdleState[] = [
 
 /**
  * Two cores with STATES (HZ 1000: a 1 ms tick on an aligned grid). A task on cpu0 runs 0.5 ms,
- * then sets cpu0's predicted idle time to `predicted` and sleeps 5 ms.
+ * then sets cpu0's predicted idle time to `predicted` (the running average, and menu's ring of
+ * recent intervals: `ring` in us, by default all `predicted`) and sleeps 5 ms.
  */
-function sleeper(era: Era, predicted: number): Kernel {
+function sleeper(era: Era, predicted: number, ring?: readonly number[]): Kernel {
   const k = boot(machineBuilder().sockets(1).cores(2).idleStates(STATES).build(), era);
   assert.equal(k.tickNs, 1_000_000);
   k.spawn({
@@ -36,6 +38,7 @@ function sleeper(era: Era, predicted: number): Kernel {
       yield run(500_000);
       yield call(() => {
         k.rqs[0].avgIdleNs = predicted;
+        k.rqs[0].idleIntervalsUs.set(ring ?? new Array(8).fill(predicted / 1000));
       });
       yield sleep(5_000_000);
       yield run(Infinity);
@@ -45,7 +48,10 @@ function sleeper(era: Era, predicted: number): Kernel {
 }
 
 test("5.19: a CPU idle for a short predicted time keeps its tick, runs it in idle, then stops it", () => {
-  const k = sleeper("5.19", 50_000);
+  // A spread ring: no typical interval before or after the tick's sample (the average decides).
+  const spread = [10, 100, 1000, 10000, 20, 200, 2000, 20000];
+  assert.equal(getTypicalInterval("v4.6", spread), NO_TYPICAL_INTERVAL);
+  const k = sleeper("5.19", 50_000, spread);
   const rq = k.rqs[0];
   k.runUntil(700_000); // idle since ~0.5 ms
   assert.equal(rq.curr, null);
@@ -62,6 +68,8 @@ test("5.19: a CPU idle for a short predicted time keeps its tick, runs it in idl
   k.runUntil(1_500_000);
   assert.equal(k.counters.other.idle_tick, 1);
   assert.equal(rq.avgIdleNs, 50_000 + (TICK_WAKEUP_SAMPLE_NS - 50_000) / 8);
+  assert.ok(rq.idleIntervalsUs.includes(45_000), "the tick's sample in menu's ring");
+  assert.equal(getTypicalInterval("v4.6", rq.idleIntervalsUs), NO_TYPICAL_INTERVAL);
   assert.equal(rq.tickRunning, false, "reselected with a long prediction: tick stopped");
   assert.equal(rq.idleStateIdx, 3, "and the deepest state");
   assert.equal(inNohzIdleMask(rq), true, "nohz_balance_enter_idle with the stop");
