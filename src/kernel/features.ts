@@ -104,6 +104,20 @@ export interface EraTraits {
    * fair server and its deferred mode in v6.12, a110a81c52a9 "sched/deadline: Deferrable dl server").
    */
   readonly fairServer: boolean;
+  /**
+   * The idle loop asks the cpuidle governor before it stops the tick (v4.17: 554c8aa8ecad "sched:
+   * idle: Select idle state before stopping the tick", ed98c3491998 "sched: idle: Do not stop the
+   * tick before cpuidle_idle_call()", and menu_select's stop_tick output): cpuidle_idle_call
+   * stops it only when the governor says so (core/idle_call.ts). Before, tick_nohz_idle_enter
+   * stopped it at every idle entry.
+   */
+  readonly idleGovernorStopsTick: boolean;
+  /**
+   * The menu governor's repeating-pattern detector, get_typical_interval (v2.6.35+, 1f85f87d4f81),
+   * in the form of the era (core/menu_typical.ts): "none" before it, "v3.13" (int_sqrt), "v4.6"
+   * (variance, min with the timer term), "v6.6" (RESIDENCY_THRESHOLD_NS), "v6.15" (two-sided).
+   */
+  readonly menuTypicalInterval: "none" | "v3.13" | "v4.6" | "v6.6" | "v6.15";
 }
 
 function traits(version: readonly [number, number], family: Family): EraTraits {
@@ -129,6 +143,16 @@ function traits(version: readonly [number, number], family: Family): EraTraits {
     forkFromParent: version[0] > 2,
     rtRootBandwidth: !at(6, 12),
     fairServer: at(6, 12),
+    idleGovernorStopsTick: at(4, 17),
+    menuTypicalInterval: at(6, 15)
+      ? "v6.15"
+      : at(6, 6)
+        ? "v6.6"
+        : at(4, 6)
+          ? "v4.6"
+          : at(3, 13)
+            ? "v3.13"
+            : "none", // the one 2.x era modelled is 2.6.29, before v2.6.35
   };
 }
 

@@ -96,6 +96,8 @@ export const EV_TIMER = 5;
 export const EV_TIMER_FIRE = 6;
 /** A callback registered with at(); a indexes the callback table. */
 export const EV_CALLBACK = 7;
+/** The tick of idle CPU a, after the CPU left its idle state (v4.17+: a tick kept in idle). */
+export const EV_TICK_FIRE = 8;
 
 // ---------------------------------------------------------------- struct sched_avg
 
@@ -447,8 +449,11 @@ export class Rq {
   /** The rqs of this CPU's package, and of the whole machine (idle.ts attachIdleScopes). */
   idlePackage: readonly Rq[] = [];
   idleSystem: readonly Rq[] = [];
-  /** Running average of idle durations, the menu governor's prediction. */
+  /** Running average of idle periods: the model's stand-in for menu's next-timer term. */
   avgIdleNs = 1_000_000;
+  /** menu's data->intervals[] (us; seeded with avgIdleNs's 1 ms) and interval_ptr (menu_typical.ts). */
+  readonly idleIntervalsUs = new Uint32Array(8).fill(1000);
+  idleIntervalPtr = 0;
   /** rq->avg_idle, used by the newly-idle balance gate. */
   avgIdle = 0;
   /** rq->idle_stamp: rq_clock at the top of the __schedule that went idle (core/avg_idle.ts). */
@@ -457,10 +462,7 @@ export class Rq {
   clockAtSchedule = 0;
   /** rq->max_idle_balance_cost (v3.13+) where above its floor, the sysctl (0: at the floor). */
   maxIdleBalanceCost = 0;
-  /**
-   * When this CPU's last context switch completes (finish_task_switch): the switched-out task's
-   * p->on_cpu is set until then (Task.onCpuUntil). Read by ttwu from v5.8.
-   */
+  /** End of the last switch (finish_task_switch): prev's p->on_cpu until then (ttwu, v5.8+). */
   switchDoneAt = 0;
   /** rq->wake_stamp (jiffies) and rq->wake_avg_idle (v5.13-v6.5, SIS_PROP's scan budget). */
   wakeStamp = 0;
@@ -475,10 +477,7 @@ export class Rq {
   nrLoadUpdates = 0;
   cpuCapacity = 1024;
   cpuCapacityOrig = 1024;
-  /**
-   * Work per ns of a segment running here now (exec.ts cpuSpeed: arch capacity / 1024, times
-   * smtSiblingSpeed while an SMT sibling runs); kept by setCurr when a sibling's curr changes.
-   */
+  /** Work per ns of a segment running here (exec.ts cpuSpeed; setCurr keeps it on SMT changes). */
   speed = 1;
   /** rq->misfit_task_load (4.20+, asymmetric capacities): see fair/misfit.ts. */
   misfitTaskLoad = 0;

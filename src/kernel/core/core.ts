@@ -45,6 +45,7 @@ import type { SchedCore } from "./api";
 import { armTimer, at, runUntil } from "./events";
 import { IdleClass, StopClass } from "./stop_task";
 import { schedulerTick, startTick, stopTick, tickOffset } from "./tick";
+import { cpuidleIdleCall } from "./idle_call";
 
 /** What a Kernel is built from: the machine, the era's tunables and features, the hooks in force. */
 export interface KernelConfig {
@@ -289,10 +290,7 @@ export class Kernel implements SchedCore {
     checkPreemptWakeup(this, rq, p);
   }
 
-  /**
-   * set_task_cpu: change task_cpu(p), renormalising vruntime and counting the migration.
-   * The caller has dequeued p (or p is waking) and will enqueue it on `cpu`.
-   */
+  /** set_task_cpu: migrate_task_rq (vruntime), task_cpu(p) = cpu, count; p dequeued or waking. */
   setTaskCpu(p: Task, cpu: number, reason: MigrationReason): void {
     const from = p.cpu;
     if (from === cpu) return;
@@ -444,8 +442,9 @@ export class Kernel implements SchedCore {
       countSwitch(this.counters, prev, blocked || prev.state !== TASK_RUNNING);
       prev.lastStateChange = now;
     } else {
-      // leaving idle; kernel work begun on the idle CPU and not yet done delays next instead
-      recordIdle(rq, Math.max(0, now - rq.idleSince), this.callbacksLocked ? this : null);
+      // leaving idle (sampled unless out of its state); pending idle kernel work delays next
+      if (rq.idleStateIdx >= 0)
+        recordIdle(rq, Math.max(0, now - rq.idleSince), this.callbacksLocked ? this : null);
       this.chargeNs += closeIdle(this, rq);
       rq.idleStateIdx = -1;
     }
@@ -480,8 +479,7 @@ export class Kernel implements SchedCore {
     } else {
       rq.idleSince = now;
       rq.idleStamp = newidleIdleStamp(this, rq); // newidle_balance's stamp (avg_idle.ts)
-      rq.idleStateIdx = selectIdleState(this.idleStates, rq);
-      stopTick(this, rq);
+      cpuidleIdleCall(this, rq); // select a state, stop the tick or keep it (idle_call.ts)
     }
   }
 

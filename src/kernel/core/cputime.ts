@@ -10,12 +10,17 @@ export function idleWork(k: SchedCore, rq: Rq): void {
   const ns = k.chargeNs;
   k.chargeNs = 0;
   if (ns <= 0) return;
+  splitIdle(k, rq);
+  rq.idleSince += ns;
+  k.overheadNs[rq.cpu] += ns;
+}
+
+/** Accounts the idle time of an idle CPU up to now (an interrupt begins; nothing is charged). */
+export function splitIdle(k: SchedCore, rq: Rq): void {
   if (rq.idleSince < k.now) {
     rq.idleNs += k.now - rq.idleSince;
     rq.idleSince = k.now;
   }
-  rq.idleSince += ns;
-  k.overheadNs[rq.cpu] += ns;
 }
 
 /**

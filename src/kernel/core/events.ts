@@ -7,6 +7,7 @@ import {
   EV_RESCHED_IPI,
   EV_RUN_DONE,
   EV_TICK,
+  EV_TICK_FIRE,
   EV_TIMER,
   EV_TIMER_FIRE,
   EV_WAKE_ARRIVE,
@@ -14,6 +15,7 @@ import {
 import type { SchedCore } from "./api";
 import { completeSegment, continueTask, stopSegment } from "./exec";
 import { exitLatencyNs } from "./idle";
+import { idleTick, idleTickFire } from "./idle_call";
 import { schedTtwuPending, tryToWakeUp } from "./ttwu";
 
 /** Runs fn at simulated time t (workload samplers, hotplug, IPIs, ...). */
@@ -57,6 +59,7 @@ function dispatch(k: SchedCore, kind: number, a: number, b: number): void {
       const rq = k.rqs[a];
       rq.tickEventAt = -1;
       if (!rq.tickRunning) return stale(k);
+      if (rq.curr === null) return idleTick(k, rq); // a tick kept in idle (v4.17+, idle_call.ts)
       k.thisCpu = a;
       k.schedulerTick(rq);
       if (rq.tickRunning) {
@@ -64,6 +67,12 @@ function dispatch(k: SchedCore, kind: number, a: number, b: number): void {
         k.eq.push(rq.tickEventAt, EV_TICK, a, 0);
       }
       k.finish(rq);
+      return;
+    }
+    case EV_TICK_FIRE: {
+      const rq = k.rqs[a];
+      if (!rq.tickRunning) return stale(k);
+      idleTickFire(k, rq);
       return;
     }
     case EV_RESCHED_IPI: {

@@ -8,6 +8,7 @@ import type { IdleState, Machine } from "../../machine/types";
 import type { Rq } from "../sched";
 import { bump, type SchedCounters } from "../counters";
 import { type Era, eraAtLeastFn } from "../features";
+import { menuUpdateIntervals } from "./menu_typical";
 
 const atLeast316 = eraAtLeastFn("3.16");
 const atLeast58 = eraAtLeastFn("5.8");
@@ -15,9 +16,16 @@ const atLeast58 = eraAtLeastFn("5.8");
 /** Weight of the newest sample in the running prediction (update_avg-style 1/8). */
 const PREDICT_SHIFT = 3;
 
-export function selectIdleState(states: readonly IdleState[], rq: Rq): number {
+/**
+ * The deepest state whose target residency is within `predicted` (menu_select's prediction:
+ * menu_typical.ts menuPredictNs; by default the running average alone).
+ */
+export function selectIdleState(
+  states: readonly IdleState[],
+  rq: Rq,
+  predicted: number = rq.avgIdleNs,
+): number {
   if (states.length === 0) return -1;
-  const predicted = rq.avgIdleNs;
   let best = 0;
   for (let i = 1; i < states.length; i++) {
     if (states[i].targetResidencyNs <= predicted) best = i;
@@ -26,8 +34,62 @@ export function selectIdleState(states: readonly IdleState[], rq: Rq): number {
 }
 
 /**
- * Records an observed idle period into the governor's prediction; with `exits` (eras 5.19+, so
- * older experiments' counters are unchanged) also counts the exit by state (idle_exit_<state>).
+ * CPUIDLE_FLAG_POLLING (v6.19: drivers/cpuidle/poll_state.c's "POLL" state, poll_idle, and the
+ * powerpc snooze states, which no modelled machine has). The model's `polling` also marks the
+ * MWAIT states, which set TIF_POLLING_NRFLAG (no IPI needed) but are physical states to menu.
+ */
+function cpuidleFlagPolling(s: IdleState): boolean {
+  return s.polling && s.name === "POLL";
+}
+
+/**
+ * menu_select's stop_tick output (drivers/cpuidle/governors/menu.c, v5.6 to v6.19), for the state
+ * `rq.idleStateIdx` that selectIdleState chose from the prediction `predictedNs` (menuPredictNs:
+ * the typical interval and the running average standing in for the next-timer term; the model
+ * keeps no next timer event, so menu's next_timer_ns tests are left out). Returns whether
+ * the governor lets the idle loop stop the tick. With the tick kept, a state whose target
+ * residency exceeds `deltaTickNs` (the time to the next tick) is replaced by the deepest one
+ * that fits, as menu_select does, and rq.idleStateIdx is updated.
+ *
+ * - A driver with one state: "*stop_tick = !(drv->states[0].flags & CPUIDLE_FLAG_POLLING)".
+ * - A deeper state beyond the prediction with the tick running and predicted_ns >= TICK_NSEC:
+ *   "predicted_ns = drv->states[idx].target_residency_ns" (retain the tick, shallow state).
+ * - Keep the tick when "((drv->states[idx].flags & CPUIDLE_FLAG_POLLING) || predicted_ns <
+ *   TICK_NSEC) && !tick_nohz_tick_stopped()".
+ */
+export function menuStopTick(
+  states: readonly IdleState[],
+  rq: Rq,
+  tickNs: number,
+  deltaTickNs: number,
+  predictedNs: number = rq.avgIdleNs,
+): boolean {
+  if (states.length <= 1) return states.length === 0 || !cpuidleFlagPolling(states[0]);
+  const tickStopped = !rq.tickRunning;
+  let idx = rq.idleStateIdx;
+  let predicted = predictedNs;
+  if (idx + 1 < states.length && predicted >= tickNs && !tickStopped)
+    predicted = states[idx].targetResidencyNs;
+  if (!((cpuidleFlagPolling(states[idx]) || predicted < tickNs) && !tickStopped)) return true;
+  if (idx > 0 && states[idx].targetResidencyNs > deltaTickNs) {
+    for (idx = idx - 1; idx > 0; idx--) if (states[idx].targetResidencyNs <= deltaTickNs) break;
+    rq.idleStateIdx = idx;
+  }
+  return false;
+}
+
+/**
+ * menu_update's sample for a wakeup by the tick (tick_wakeup) when the next timer lay beyond the
+ * tick: "measured_ns = 9 * MAX_INTERESTING / 10" with MAX_INTERESTING 50 ms (v4.17 in us, v5.6+
+ * in ns). The model's timers all wake tasks, so a tick that finds its CPU still idle is taken to
+ * have had no timer within the tick.
+ */
+export const TICK_WAKEUP_SAMPLE_NS = (9 * 50_000_000) / 10;
+
+/**
+ * Records an observed idle period into the governor's running average and its ring of recent
+ * intervals (menu_typical.ts menuUpdateIntervals); with `exits` (eras 5.19+, so older
+ * experiments' counters are unchanged) also counts the exit by state (idle_exit_<state>).
  */
 export function recordIdle(
   rq: Rq,
@@ -35,6 +97,7 @@ export function recordIdle(
   exits: { counters: SchedCounters; machine: { idleStates: readonly IdleState[] } } | null = null,
 ): void {
   rq.avgIdleNs += (observedNs - rq.avgIdleNs) / (1 << PREDICT_SHIFT);
+  menuUpdateIntervals(rq, observedNs);
   if (exits) countIdleExit(exits.counters, exits.machine.idleStates, rq);
 }
 

@@ -55,6 +55,18 @@ function updateBlockedAverages(k: SchedCore, rq: Rq): void {
   updateCfsRqLoadAvgOf(k.era)(rqClockPeltOf(k, rq), rq.cfs, peltScaleCpu(k, rq));
 }
 
+/**
+ * rq->nohz_tick_stopped, membership of nohz.idle_cpus_mask: an online idle CPU whose tick is
+ * stopped. nohz_balance_enter_idle runs where the tick stops (tick_nohz_stop_sched_tick up to
+ * v4.16, tick_nohz_idle_stop_tick from v4.17; kernel/time/tick-sched.c), so a CPU that idles
+ * with its tick (core/idle_call.ts) is neither balanced by the NOHZ idle balancer nor out of
+ * its LLC's nr_busy_cpus; up to v4.16 every idle CPU is in the mask. The mask is left at idle
+ * exit here, not at the first busy tick (nohz_balance_exit_idle).
+ */
+export function inNohzIdleMask(rq: Rq): boolean {
+  return rq.online && !rq.tickRunning && rq.isIdle();
+}
+
 function jiffyNs(k: SchedCore): number {
   return 1e9 / k.tunables.hz;
 }
@@ -441,8 +453,9 @@ export class FairBalancer {
    */
   private nohzBalancerKick(rq: Rq): void {
     const k = this.k;
-    if (this.ilbPending || k.now < this.nohzNextBalance) return;
-    const ilb = k.rqs.find((r) => r.online && r.isIdle());
+    // "if (unlikely(rq->idle_balance)) return;": an idle CPU's own tick (v4.17+) kicks nobody
+    if (this.ilbPending || k.now < this.nohzNextBalance || rq.isIdle()) return;
+    const ilb = k.rqs.find(inNohzIdleMask);
     if (!ilb) return;
     const asym = rq.nrRunning < 2 ? nohzMisfitKick(k, rq) : null; // misfit.ts
     if (asym === "skip") return;
@@ -450,7 +463,7 @@ export class FairBalancer {
       const llc = k.domains.sdLlc[rq.cpu];
       const busy =
         llc && llc.flags & SD_SHARE_PKG_RESOURCES
-          ? llc.span.filter((c) => !k.rqs[c].isIdle()).length
+          ? llc.span.filter((c) => !inNohzIdleMask(k.rqs[c])).length // nr_busy_cpus
           : 1;
       if (busy <= 1) return;
     }
@@ -465,7 +478,7 @@ export class FairBalancer {
     this.ilbPending = false;
     let next = Infinity;
     for (const rq of k.rqs) {
-      if (!rq.online || !rq.isIdle()) continue;
+      if (!inNohzIdleMask(rq)) continue;
       if (k.now >= rq.nextBalance) {
         // v3.19 update_idle_cpu_load / v4.8 cpu_load_update_idle, for a due CPU other than the
         // balancer itself, with weighted_cpuload (cfs.runnable_load_avg in both)
