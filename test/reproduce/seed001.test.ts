@@ -31,7 +31,10 @@ test("001 mechanism: patch2 sends wakeups to idle CPUs of the LLC through their 
   const wl = (v: string) =>
     sum(v, (s) => (s.wakePath.wakelist_llc ?? 0) + (s.wakePath.wakelist_on_cpu ?? 0));
   const remote = (v: string) => sum(v, (s) => s.rqLock.ttwu_remote?.acquisitions ?? 0);
-  assert.ok(wl("patch1+2") > 100 * (wl("old") + 1), `wakelist ${wl("patch1+2")} vs ${wl("old")}`);
+  // old queues only WF_ON_CPU wakees (a partner caught in its switch-out window, common since
+  // idle CPUs keep their tick and poll in short idles, v4.17+ menu): thousands, against patch2's
+  // hundreds of thousands
+  assert.ok(wl("patch1+2") > 20 * (wl("old") + 1), `wakelist ${wl("patch1+2")} vs ${wl("old")}`);
   assert.ok(
     remote("patch1+2") < remote("old") / 10,
     `remote locks ${remote("patch1+2")} vs ${remote("old")}`,
@@ -40,15 +43,13 @@ test("001 mechanism: patch2 sends wakeups to idle CPUs of the LLC through their 
   assert.ok(sum("patch1+2", (s) => s.rqLock.ttwu_pending?.acquisitions ?? 0) > wl("patch1+2") / 2);
 });
 
-test("001 mechanism: patch1 sends more on_cpu wakees through the spin + select_task_rq + remote lock", {
-  todo: "in the model the partner's write-back almost never lands in the wakee's switch-out window (its CPU first leaves a C-state, table exit latency), so WF_ON_CPU wakeups are tens per second and patch1 changes almost nothing",
-}, () => {
+test("001 mechanism: patch1 sends more on_cpu wakees through the spin + select_task_rq + remote lock", () => {
   const spins = (v: string) => sum(v, (s) => s.other.ttwu_on_cpu_spin ?? 0);
   assert.ok(spins("patch1") > spins("old") + 100);
 });
 
 test("001 band: patch1+2 / old between 1.05 and 1.30 (published 1.158)", {
-  todo: "the model's pairs settle stacked on one CPU each (local wakeups), so few wakeups cross CPUs, and the wakelist's IPIs to CPUs still switching out cost about what it saves: ~1.02 at the full profile",
+  todo: "the model's pairs settle stacked on one CPU each (local wakeups), so few wakeups cross CPUs, and the wakelist's IPIs to CPUs still switching out cost more than it saves: 0.95 at the full profile (1.04 before idle CPUs kept their tick in short idles, v4.17+ menu)",
 }, () => {
   const ratio = mean(scores("patch1+2")) / mean(scores("old"));
   assert.ok(ratio >= 1.05 && ratio <= 1.3, `ratio ${ratio}`);
@@ -60,13 +61,13 @@ test("001 band: patch1's mean within 5% of old", () => {
 });
 
 test("001 band: patch1's run-to-run spread (cv) larger than old's", {
-  todo: "patch1 takes nearly the same paths as old in the model (on_cpu wakeups are rare), so most runs are identical",
+  todo: "patch1 changes the path of the on_cpu wakees only (thousands a second against hundreds of thousands of wakeups); at the full profile the coefficients of variation are 0.013 (patch1) and 0.015 (old), so this passes or fails on the quick profile's four runs by chance",
 }, () => {
   assert.ok(cv(scores("patch1")) > cv(scores("old")));
 });
 
 test("001 band: old index within a factor of 2 of 7825", {
-  todo: "the model lands ~8x higher (~62,500): pairs stacked ping-pong locally at ~3.6 us per round trip, where 7825 means ~33 us (a split pair in the model: ~25 us)",
+  todo: "the model lands ~8x higher (~65,000): pairs stacked ping-pong locally at ~3.6 us per round trip, where 7825 means ~33 us (a split pair in the model: ~25 us)",
 }, () => {
   const m = mean(scores("old"));
   assert.ok(m >= 7825 / 2 && m <= 7825 * 2, `old ${m}`);
