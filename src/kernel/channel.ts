@@ -1,6 +1,7 @@
 // A pipe or datagram socket between tasks: a queue of messages, each remembering the CPU whose
 // cache holds its freshly written bytes, and the readers blocked on it.
 import type { Task } from "./sched";
+import { primeDoubles } from "../sim/double_fields";
 
 /** A channel's kind: a pipe, or a datagram socket that drops what does not fit. */
 export type ChannelKind = "pipe" | "dgram";
@@ -37,6 +38,7 @@ export class Channel {
   ) {
     if (!(capacityBytes > 0))
       throw new Error(`channel ${name}: capacityBytes must be > 0 (got ${capacityBytes})`);
+    primeDoubles(this, ["queuedBytes", "bytesReceived", "lastBytes", "lastSentAt"]);
   }
 
   /** Messages queued and not yet read (the pipe's / receive queue's length). */

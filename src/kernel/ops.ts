@@ -2,6 +2,7 @@
 // operations; the kernel model executes them on whatever CPU the task is running on.
 import type { Channel } from "./channel";
 import type { Policy, TaskApi, TaskOp } from "./sched";
+import { primeDoubles } from "../sim/double_fields";
 
 /** The name of an operation (the system call it stands for). */
 export type OpName =
@@ -81,6 +82,7 @@ export class Op implements TaskOp {
     kind: number = KIND[op],
   ) {
     this.kind = kind;
+    primeDoubles(this, ["ns"]); // a run's work is often a fraction (sim/double_fields.ts)
   }
 }
 

@@ -17,6 +17,8 @@
 // log2(keys) nodes with one comparison each. Keyed events take sequence numbers from the same
 // counter as the rest, so the pop order is exactly what pushing them would give.
 
+import { primeDoubles } from "./double_fields";
+
 /** The simulation's event queue: (time, kind, a, b) records popped in time order, ties in insertion order. */
 export class EventQueue {
   // heap order: key and payload slot of each entry
@@ -68,6 +70,9 @@ export class EventQueue {
     this.b = new Int32Array(initialCapacity);
     this.freeSlots = new Int32Array(initialCapacity);
     for (let i = initialCapacity - 1; i >= 0; i--) this.freeSlots[this.nFree++] = i;
+    primeDoubles(this, ["popTime"]);
+    const front = this as unknown as { frontTime: number; frontSeq: number };
+    primeDoubles(front, ["frontTime", "frontSeq"]);
   }
 
   /** Number of queued events. */

@@ -46,6 +46,7 @@ import { armTimer, at, runUntil } from "./events";
 import { IdleClass, StopClass } from "./stop_task";
 import { schedulerTick, startTick, stopTick, tickOffset } from "./tick";
 import { cpuidleIdleCall } from "./idle_call";
+import { primeKernelLayout, primeRqLayout } from "../layout";
 
 /** What a Kernel is built from: the machine, the era's tunables and features, the hooks in force. */
 export interface KernelConfig {
@@ -137,9 +138,10 @@ export class Kernel implements SchedCore {
     this.ttwuQueueCond = cfg.hooks.get("core.ttwu_queue_cond");
     this.random = new RandomSource(cfg.seed);
     this.trace = cfg.trace ? new TraceBuffer(cfg.traceLimit) : null;
+    primeKernelLayout(this);
     const n = cfg.machine.cpus.length;
     const online = cfg.online ?? cfg.machine.online;
-    this.rqs = Array.from({ length: n }, (_, i) => new Rq(i, this));
+    this.rqs = Array.from({ length: n }, (_, i) => primeRqLayout(new Rq(i, this)));
     this.rqLockHolder = new Int32Array(n).fill(-1);
     this.overheadNs = new Float64Array(n);
     for (let i = 0; i < n; i++) {

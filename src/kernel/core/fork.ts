@@ -8,6 +8,7 @@ import { Task, TASK_INTERRUPTIBLE } from "../sched";
 import { wakeUpNewTask } from "./ttwu";
 import { customSlices } from "./setscheduler";
 import { setCustomSlice } from "../fair/eevdf";
+import { primeTaskLayout } from "../layout";
 
 /** fork + wake_up_new_task of a user task. */
 export function spawnTask(k: SchedCore, spec: SpawnSpec): Task {
@@ -51,7 +52,7 @@ export function spawnKernelThread(k: SchedCore, comm: string, cpu: number, progr
 
 function createTask(k: SchedCore, comm: string, role: string, program: Program): Task {
   const pid = k.allocPid();
-  const p = new Task(pid, comm, role, program, k.rqs.length);
+  const p = primeTaskLayout(new Task(pid, comm, role, program, k.rqs.length));
   p.rtTimeSlice = k.tunables.rr_timeslice_ns;
   const stream = k.random.stream(`task/${comm}/${pid}`);
   const api: TaskApi = {
