@@ -9,6 +9,7 @@ import { wakeUpNewTask } from "./ttwu";
 import { customSlices } from "./setscheduler";
 import { setCustomSlice } from "../fair/eevdf";
 import { primeTaskLayout } from "../layout";
+import type { RandomStream } from "../../sim/random";
 
 /** fork + wake_up_new_task of a user task. */
 export function spawnTask(k: SchedCore, spec: SpawnSpec): Task {
@@ -54,13 +55,17 @@ function createTask(k: SchedCore, comm: string, role: string, program: Program):
   const pid = k.allocPid();
   const p = primeTaskLayout(new Task(pid, comm, role, program, k.rqs.length));
   p.rtTimeSlice = k.tunables.rr_timeslice_ns;
-  const stream = k.random.stream(`task/${comm}/${pid}`);
+  // made on first use: seeding a stream costs more than most programs' whole use of it
+  let stream: RandomStream | null = null;
   const api: TaskApi = {
     pid,
     comm,
     now: () => k.now,
     cpu: () => p.cpu,
-    random: () => stream.next(),
+    random: () => {
+      stream ??= k.random.stream(`task/${comm}/${pid}`);
+      return stream.next();
+    },
     count: (name, n = 1) => {
       p.counters[name] = (p.counters[name] ?? 0) + n;
     },
