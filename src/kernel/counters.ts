@@ -61,14 +61,8 @@ export interface LagStats {
   maxNs: number;
 }
 
-type RqLockCell = { acquisitions: number; waitNs: number };
-/** rqLock's cells by path index, beside the record (a symbol: no snapshot or JSON sees it). */
-const BY_PATH = Symbol("rqLockByPath");
-type WithCells = SchedCounters & { [BY_PATH]: (RqLockCell | undefined)[] };
-
 export function newCounters(): SchedCounters {
-  const c: WithCells = {
-    [BY_PATH]: new Array<RqLockCell | undefined>(RQ_LOCK_PATHS.length).fill(undefined),
+  return {
     contextSwitches: 0,
     voluntarySwitches: 0,
     involuntarySwitches: 0,
@@ -82,7 +76,6 @@ export function newCounters(): SchedCounters {
     rqLock: {},
     other: {},
   };
-  return c;
 }
 
 export function bump(rec: Record<string, number>, key: string, n = 1): void {
@@ -98,47 +91,29 @@ export function balanceStats(c: SchedCounters, key: string): BalanceLevelStats {
   return s;
 }
 
-/**
- * The rq-lock paths lockRq counts (its `path` argument is an index here): the hot path reads an
- * array slot, where a record keyed by a different string at every call was a generic lookup.
- */
-export const RQ_LOCK_PATHS = [
-  "schedule",
-  "tick",
-  "ttwu_pending",
-  "ttwu_local",
-  "ttwu_remote",
-  "ttwu_runnable",
-  "load_balance",
-  "active_balance",
-  "rt_push",
-  "rt_pull",
-  "rt_push_local",
-] as const;
+/** The rq-lock paths lockRq counts (the keys of counters.rqLock): a mistyped path does not compile. */
+export type RqLockPath =
+  | "schedule"
+  | "tick"
+  | "ttwu_pending"
+  | "ttwu_local"
+  | "ttwu_remote"
+  | "ttwu_runnable"
+  | "load_balance"
+  | "active_balance"
+  | "rt_push"
+  | "rt_pull"
+  | "rt_push_local";
 
-/** An index into {@link RQ_LOCK_PATHS}. */
-export type RqLockPath = number;
-
-/** The index of each rq-lock path, by name: `RQ_LOCK.schedule` and so on. */
-export const RQ_LOCK = Object.freeze(
-  Object.fromEntries(RQ_LOCK_PATHS.map((name, i) => [name, i])) as Record<
-    (typeof RQ_LOCK_PATHS)[number],
-    RqLockPath
-  >,
-);
-
-/** The counters of rq-lock `path` (created, and entered in c.rqLock, on first use). */
-export function rqLockStat(c: SchedCounters, path: RqLockPath): RqLockCell {
-  const cells = (c as WithCells)[BY_PATH];
-  let s = cells[path];
+/** The counters of rq-lock `path` (created on first use). */
+export function rqLockStat(
+  c: SchedCounters,
+  path: RqLockPath,
+): { acquisitions: number; waitNs: number } {
+  let s = c.rqLock[path];
   if (!s) {
-    const name = RQ_LOCK_PATHS[path];
-    s = c.rqLock[name];
-    if (!s) {
-      s = { acquisitions: 0, waitNs: 0 };
-      c.rqLock[name] = s;
-    }
-    cells[path] = s;
+    s = { acquisitions: 0, waitNs: 0 };
+    c.rqLock[path] = s;
   }
   return s;
 }

@@ -20,7 +20,7 @@ import { shareMatrix } from "../../machine/share";
 import { EventQueue } from "../../sim/event_queue";
 import { RandomSource } from "../../sim/random";
 import { CacheModel } from "../cache";
-import { bump, newCounters, RQ_LOCK, type SchedCounters } from "../counters";
+import { bump, newCounters, type SchedCounters } from "../counters";
 import { CFS_POLICY, cfsTiming, FairClass } from "../fair/fair";
 import { EEVDF_POLICY } from "../fair/eevdf";
 import { type Era, ERA_TRAITS, eraAtLeast, type Features, type Tunables } from "../features";
@@ -395,7 +395,7 @@ export class Kernel implements SchedCore {
     const prevCpu = this.thisCpu;
     this.thisCpu = rq.cpu;
     const prev = rq.curr;
-    lockRq(this, rq, rq.cpu, RQ_LOCK.schedule); // rq_lock
+    lockRq(this, rq, rq.cpu, "schedule"); // rq_lock
     scheduleClock(this, rq); // update_rq_clock (avg_idle.ts)
     let blocked = false;
     if (prev) {

@@ -4,7 +4,6 @@
 import { EV_TICK, type Rq } from "../sched";
 import type { SchedCore } from "./api";
 import { lockRq, unlockRq } from "./ttwu";
-import { RQ_LOCK } from "../counters";
 
 /**
  * Start rq's tick on its grid (a tick still pending from before a short idle simply fires).
@@ -41,7 +40,7 @@ export function tickOffset(k: SchedCore, cpu: number): number {
 /** scheduler_tick: task_tick under the rq lock, then trigger_load_balance (v2.6.29, v6.19). */
 export function schedulerTick(k: SchedCore, rq: Rq): void {
   const curr = rq.curr;
-  lockRq(k, rq, rq.cpu, RQ_LOCK.tick);
+  lockRq(k, rq, rq.cpu, "tick");
   if (curr) k.classFor(curr).taskTick(rq, curr);
   unlockRq(k, rq);
   for (const h of k.tickHooks) h(rq);

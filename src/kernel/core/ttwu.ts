@@ -16,7 +16,7 @@ import {
   WF_ON_CPU,
   WF_TTWU,
 } from "../sched";
-import { bump, RQ_LOCK, type RqLockPath, rqLockStat } from "../counters";
+import { bump, type RqLockPath, rqLockStat } from "../counters";
 import { EV_WAKE_ARRIVE } from "../sched";
 import { exitLatencyNs } from "./idle";
 import { ttwuAvgIdle } from "./avg_idle";
@@ -97,8 +97,7 @@ export function lockRq(k: SchedCore, rq: Rq, fromCpu: number, path: RqLockPath):
     const wait = rq.lockFreeAt - t;
     s.waitNs += wait;
     // The count of waits (not only their time), for seed 001's ledger; v5.8+ eras only.
-    if (path === RQ_LOCK.ttwu_remote && onCpuEra(k))
-      bump(k.counters.other, "ttwu_remote_lock_waits");
+    if (path === "ttwu_remote" && onCpuEra(k)) bump(k.counters.other, "ttwu_remote_lock_waits");
     cost += wait;
   }
   k.chargeNs += cost;
@@ -234,7 +233,7 @@ export function tryToWakeUp(
  */
 function ttwuRunnable(k: SchedCore, p: Task, wakerCpu: number): boolean {
   const rq = k.rqs[p.cpu];
-  lockRq(k, rq, wakerCpu, RQ_LOCK.ttwu_runnable);
+  lockRq(k, rq, wakerCpu, "ttwu_runnable");
   if (p.se.schedDelayed) {
     if (rq.nrRunning > 1 && p.nrCpusAllowed > 1) {
       bump(k.counters.wakePath, "delayed_dequeue");
@@ -307,7 +306,7 @@ function ttwuQueue58(
   const local = cpu === wakerCpu;
   bump(k.counters.wakePath, local ? "local" : "remote");
   // rq_lock; update_rq_clock; ttwu_do_activate (enqueue, check_preempt_curr) under it.
-  lockRq(k, rq, wakerCpu, local ? RQ_LOCK.ttwu_local : RQ_LOCK.ttwu_remote);
+  lockRq(k, rq, wakerCpu, local ? "ttwu_local" : "ttwu_remote");
   ttwuDoActivate(k, rq, p, ENQUEUE_WAKEUP);
   unlockRq(k, rq);
 }
@@ -326,7 +325,7 @@ function ttwuQueue(k: SchedCore, p: Task, cpu: number, wakeFlags: number, wakerC
   const local = cpu === wakerCpu;
   bump(k.counters.wakePath, local ? "local" : "remote");
   // ttwu_queue: rq_lock; ttwu_do_activate (enqueue, check_preempt_curr, task_woken) under it.
-  lockRq(k, rq, wakerCpu, local ? RQ_LOCK.ttwu_local : RQ_LOCK.ttwu_remote);
+  lockRq(k, rq, wakerCpu, local ? "ttwu_local" : "ttwu_remote");
   ttwuDoActivate(k, rq, p, ENQUEUE_WAKEUP);
   unlockRq(k, rq);
 }
@@ -369,7 +368,7 @@ export function schedTtwuPending(k: SchedCore, rq: Rq): void {
   rq.ttwuPending = 0;
   // The target activates the whole list under its own rq lock (rq_lock_irqsave in
   // sched_ttwu_pending, v5.19 and v6.19 core.c).
-  lockRq(k, rq, rq.cpu, RQ_LOCK.ttwu_pending);
+  lockRq(k, rq, rq.cpu, "ttwu_pending");
   for (const p of list) ttwuDoActivate(k, rq, p, ENQUEUE_WAKEUP);
   unlockRq(k, rq);
 }

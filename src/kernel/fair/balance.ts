@@ -30,7 +30,7 @@ import {
   updateIdleCpuLoad319,
   weightedCpuload,
 } from "./cpu_load";
-import { balanceStats, bump, RQ_LOCK } from "../counters";
+import { balanceStats, bump } from "../counters";
 import type { MigrationReason } from "../trace";
 import { call, wait } from "../ops";
 import { TASK_INTERRUPTIBLE } from "../sched";
@@ -282,7 +282,7 @@ export class FairBalancer {
     if (res.migrations.length > 0) {
       // double_rq_lock / the busiest rq's lock taken from this CPU, held over detach/attach
       const src = k.rqs[res.migrations[0].srcCpu];
-      lockRq(k, src, rq.cpu, RQ_LOCK.load_balance);
+      lockRq(k, src, rq.cpu, "load_balance");
       for (const m of res.migrations) {
         const p = k.taskByPid(m.task.pid)!;
         k.moveQueuedTask(p, m.dstCpu, reason);
@@ -366,7 +366,7 @@ export class FairBalancer {
     bump(k.counters.other, m ? "active_balance_moved" : "active_balance_nothing");
     if (!m) return;
     const target = k.rqs[pushCpu];
-    lockRq(k, target, busiest.cpu, RQ_LOCK.active_balance);
+    lockRq(k, target, busiest.cpu, "active_balance");
     k.moveQueuedTask(k.taskByPid(m.task.pid)!, pushCpu, "active_balance");
     unlockRq(k, target);
   }

@@ -11,7 +11,7 @@ import type { SchedCore } from "../core/api";
 import type { Rq } from "../sched";
 import type { ClassName, Task } from "../sched";
 import { MAX_RT_PRIO, TASK_ON_RQ_QUEUED } from "../sched";
-import { bump, RQ_LOCK, type RqLockPath } from "../counters";
+import { bump, type RqLockPath } from "../counters";
 import { lockRq, rqLockBusy, unlockRq } from "../core/ttwu";
 import { CPUPRI_INVALID, MAX_PRIO } from "./cpupri";
 import { findLowestRq, rtTask } from "./select";
@@ -77,7 +77,7 @@ export function findLockLowestRq(k: SchedCore, task: Task, rq: Rq): Rq | null {
       other(k, "rt_push_infeasible");
       break;
     }
-    if (doubleLockBalance(k, rq, lowest, RQ_LOCK.rt_push)) {
+    if (doubleLockBalance(k, rq, lowest, "rt_push")) {
       // Our lock was dropped: the task may have moved, run, or changed.
       const valid =
         task.cpu === rq.cpu &&
@@ -165,7 +165,7 @@ export function pullRtTask(k: SchedCore, thisRq: Rq): boolean {
     // Don't take src's lock if its best waiting task cannot beat what we would run (racy: what
     // another puller took a moment ago may still look pushable here).
     if (rd.readNext(src) >= thisRq.rt.highestPrio) continue;
-    doubleLockBalance(k, thisRq, src, RQ_LOCK.rt_pull);
+    doubleLockBalance(k, thisRq, src, "rt_pull");
     const p = pickHighestPushableTask(src, thisRq.cpu);
     // p is waking on src and about to preempt its curr: leave it there.
     if (p && p.prio < thisRq.rt.highestPrio && p.prio >= currPrio(src)) {
@@ -224,7 +224,7 @@ export function tellCpuToPush(k: SchedCore): void {
 /** rto_push_irq_work_func: push our own tasks, then pass the IPI to the next overloaded CPU. */
 function rtoPushIrqWork(k: SchedCore, rq: Rq): void {
   if (rq.rt.pushable.length > 0) {
-    lockRq(k, rq, rq.cpu, RQ_LOCK.rt_push_local);
+    lockRq(k, rq, rq.cpu, "rt_push_local");
     pushRtTasks(k, rq);
     unlockRq(k, rq);
   }
@@ -282,7 +282,7 @@ export function rtPostSchedule(k: SchedCore, rq: Rq): void {
   other(k, "rt_post_schedule");
   // 5.19+: __schedule still holds the lock (the core releases it after this callback).
   const relock = !atLeast519(k.era);
-  if (relock) lockRq(k, rq, cpuOf(k, rq), RQ_LOCK.rt_push_local);
+  if (relock) lockRq(k, rq, cpuOf(k, rq), "rt_push_local");
   pushRtTasks(k, rq);
   if (relock) unlockRq(k, rq);
 }

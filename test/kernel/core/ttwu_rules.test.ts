@@ -8,7 +8,6 @@ import { call, fork, run, sleep, wait, wake } from "../../../src/kernel/ops";
 import type { Era } from "../../../src/kernel/features";
 import type { Kernel } from "../../../src/kernel/core/core";
 import { WF_ON_CPU, WF_TTWU } from "../../../src/kernel/sched";
-import { RQ_LOCK } from "../../../src/kernel/counters";
 import type { Task } from "../../../src/kernel/sched";
 import {
   lockRq,
@@ -126,7 +125,7 @@ test("rq lock: the holder pays local + remote cost; another CPU waits for the ho
     const c = k.machine.costs;
     const rq = k.rqs[1];
     k.chargeNs = 0;
-    lockRq(k, rq, 0, RQ_LOCK.ttwu_remote);
+    lockRq(k, rq, 0, "ttwu_remote");
     const held = c.rqLockLocalNs + k.cache.rqLockRemoteNs(0, 1);
     assert.ok(k.cache.rqLockRemoteNs(0, 1) > 0);
     assert.equal(k.chargeNs, held);
@@ -136,7 +135,7 @@ test("rq lock: the holder pays local + remote cost; another CPU waits for the ho
     assert.equal(rqLockBusy(k, rq, 0), false, "a CPU never waits for its own hold");
     assert.equal(rqLockBusy(k, rq, 2), true);
     assert.equal(rqLockBusy(k, rq, -1), true, "no CPU context: any hold is busy");
-    lockRq(k, rq, 2, RQ_LOCK.ttwu_remote);
+    lockRq(k, rq, 2, "ttwu_remote");
     const s = k.counters.rqLock.ttwu_remote;
     assert.equal(s.acquisitions, 2);
     assert.equal(s.waitNs, held);
@@ -154,7 +153,7 @@ test("rq lock: the holder pays local + remote cost; another CPU waits for the ho
     assert.equal(rq.lockFreeAt, end, "an earlier context does not shorten the hold");
     // A local lock after the hold: no remote cost, no wait.
     k.chargeNs = end + 1;
-    lockRq(k, k.rqs[0], 0, RQ_LOCK.ttwu_local);
+    lockRq(k, k.rqs[0], 0, "ttwu_local");
     assert.equal(k.chargeNs, end + 1 + c.rqLockLocalNs);
     assert.equal(k.counters.rqLock.ttwu_local.waitNs, 0);
     k.chargeNs = 0;
@@ -336,7 +335,7 @@ test("rq lock later in the run: the hold and the wait are measured from this con
   const now = k.now;
   assert.ok(now > 0);
   k.chargeNs = 1000;
-  lockRq(k, rq, 2, RQ_LOCK.ttwu_remote);
+  lockRq(k, rq, 2, "ttwu_remote");
   const held = 1000 + c.rqLockLocalNs + k.cache.rqLockRemoteNs(2, 3);
   assert.equal(k.chargeNs, held);
   assert.equal(rq.lockFreeAt, now + held);
@@ -345,7 +344,7 @@ test("rq lock later in the run: the hold and the wait are measured from this con
   k.chargeNs = held + 1;
   assert.equal(rqLockBusy(k, rq, 0), false, "free once its clock is past the hold");
   k.chargeNs = 300;
-  lockRq(k, rq, -1, RQ_LOCK.ttwu_pending);
+  lockRq(k, rq, -1, "ttwu_pending");
   assert.equal(k.counters.rqLock.ttwu_pending.waitNs, held - 300, "no CPU: waits for the holder");
   assert.equal(k.chargeNs, held + c.rqLockLocalNs, "no remote cost without a CPU");
   assert.equal(k.counters.other.ttwu_remote_lock_waits, undefined, "only ttwu_remote waits count");

@@ -12,7 +12,6 @@ import {
   pushRtTask,
   pushRtTasks,
 } from "../../../src/kernel/rt/push";
-import { RQ_LOCK } from "../../../src/kernel/counters";
 import { checkRt } from "./rt_check";
 import {
   MS,
@@ -31,7 +30,7 @@ import {
 test("double_lock_balance (sched.h v3.19, !CONFIG_PREEMPT): trylock; on contention keep our lock only if the other rq is ordered after ours", () => {
   const { k } = kernel("3.19");
   const [r0, r1, r2] = k.rqs;
-  const P = RQ_LOCK.rt_pull;
+  const P = "rt_pull";
   assert.equal(doubleLockBalance(k, r1, r0, P), false, "trylock succeeds");
   assert.equal(locks(k, "rt_pull"), 1);
   assert.equal(k.rqLockHolder[0], 1, "outside any CPU context the locker is this_rq's CPU");
