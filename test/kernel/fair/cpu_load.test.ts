@@ -5,7 +5,6 @@
 // cpu_load_update_idle) and at tick restart (update_cpu_load_nohz / cpu_load_update_nohz_stop).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { buildKernel } from "../../../src/experiment/run";
 import { type Op, run, sleep, wait } from "../../../src/kernel/ops";
 import type { Kernel } from "../../../src/kernel/core/core";
 import {
@@ -17,6 +16,7 @@ import {
   updateIdleCpuLoad319,
 } from "../../../src/kernel/fair/cpu_load";
 import { box } from "./wake_fixtures";
+import { boot } from "../boot";
 
 test("update_idle_cpu_load (3.19): the missed ticks decay every index, with no tickless term", () => {
   const s319 = createCpuLoadState();
@@ -65,16 +65,8 @@ test("update_cpu_load_nohz (3.19): catch up with load 0, not twice in a jiffy", 
 });
 
 /** cpu0 runs two hogs (its tick sends the nohz kicks); cpu5 runs `prog`. */
-function boot(era: "3.19" | "4.8", prog: () => Generator<Op, void>): Kernel {
-  const m = box();
-  const k = buildKernel({
-    machine: m,
-    online: m.online,
-    era,
-    patches: [],
-    seed: "t",
-    trace: false,
-  });
+function withHogs(era: "3.19" | "4.8", prog: () => Generator<Op, void>): Kernel {
+  const k = boot(box(), era);
   for (const comm of ["a", "b"])
     k.spawn({
       comm,
@@ -107,7 +99,7 @@ function catchUp(before: number[], missed: number, thisLoad: number, tickless: n
 
 test("nohz idle balance: a due idle CPU is caught up, with 4.8's tickless load recorded at tick stop", () => {
   for (const era of ["3.19", "4.8"] as const) {
-    const k = boot(era, busyThenIdle);
+    const k = withHogs(era, busyThenIdle);
     k.runUntil(101_000_000);
     const rq = k.rqs[5];
     const before = [...rq.cpuLoad];
@@ -131,7 +123,7 @@ test("nohz idle balance: a due idle CPU is caught up, with 4.8's tickless load r
 
 test("nohz idle balance: no catch-up for an idle CPU that is not due", () => {
   for (const era of ["3.19", "4.8"] as const) {
-    const k = boot(era, busyThenIdle);
+    const k = withHogs(era, busyThenIdle);
     k.runUntil(101_000_000);
     const rq = k.rqs[5];
     rq.nextBalance = 1e15;
@@ -143,7 +135,7 @@ test("nohz idle balance: no catch-up for an idle CPU that is not due", () => {
 
 test("nohz idle balance: weighted_cpuload is cfs.runnable_load_avg; an idle CPU with some left is not caught up", () => {
   for (const era of ["3.19", "4.8"] as const) {
-    const k = boot(era, busyThenIdle);
+    const k = withHogs(era, busyThenIdle);
     k.runUntil(101_000_000);
     const rq = k.rqs[5];
     // a runnable_load_avg left on the idle CPU (rq->load.weight is 0): 300, with 4.8's sum
@@ -160,7 +152,7 @@ test("nohz idle balance: weighted_cpuload is cfs.runnable_load_avg; an idle CPU 
 
 test("tick restart after nohz idle: 3.19 catches up with load 0, 4.8 with weighted_cpuload and the tickless load", () => {
   for (const era of ["3.19", "4.8"] as const) {
-    const k = boot(era, function* () {
+    const k = withHogs(era, function* () {
       yield run(100_000_000);
       yield sleep(20_000_000);
       yield run(Infinity);
