@@ -5,22 +5,12 @@
 // only CPUs whose tick is stopped are in nohz.idle_cpus_mask.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { machineBuilder } from "../../../src/machine/builder";
-import { call, run, sleep } from "../../../src/kernel/ops";
-import type { IdleState } from "../../../src/machine/types";
 import type { Kernel } from "../../../src/kernel/core/core";
 import type { Era } from "../../../src/kernel/features";
 import { menuStopTick, TICK_WAKEUP_SAMPLE_NS } from "../../../src/kernel/core/idle";
 import { inNohzIdleMask } from "../../../src/kernel/fair/balance";
 import { getTypicalInterval, NO_TYPICAL_INTERVAL } from "../../../src/kernel/core/menu_typical";
-import { boot } from "../boot";
-
-const STATES: IdleState[] = [
-  { name: "POLL", exitLatencyNs: 0, targetResidencyNs: 0, polling: true },
-  { name: "C1", exitLatencyNs: 2_000, targetResidencyNs: 2_000, polling: false },
-  { name: "C3", exitLatencyNs: 30_000, targetResidencyNs: 100_000, polling: false },
-  { name: "C6", exitLatencyNs: 120_000, targetResidencyNs: 400_000, polling: false },
-];
+import { primeThenSleep, STATES, twoCores } from "./idle_fixture";
 
 /**
  * Two cores with STATES (HZ 1000: a 1 ms tick on an aligned grid). A task on cpu0 runs 0.5 ms,
@@ -28,22 +18,16 @@ const STATES: IdleState[] = [
  * recent intervals: `ring` in us, by default all `predicted`) and sleeps 5 ms.
  */
 function sleeper(era: Era, predicted: number, ring?: readonly number[]): Kernel {
-  const k = boot(machineBuilder().sockets(1).cores(2).idleStates(STATES).build(), era);
+  const k = twoCores(era, STATES);
   assert.equal(k.tickNs, 1_000_000);
-  k.spawn({
-    comm: "s",
-    cpu: 0,
-    cpus: [0],
-    program: function* () {
-      yield run(500_000);
-      yield call(() => {
-        k.rqs[0].avgIdleNs = predicted;
-        k.rqs[0].idleIntervalsUs.set(ring ?? new Array(8).fill(predicted / 1000));
-      });
-      yield sleep(5_000_000);
-      yield run(Infinity);
+  primeThenSleep(
+    k,
+    () => {
+      k.rqs[0].avgIdleNs = predicted;
+      k.rqs[0].idleIntervalsUs.set(ring ?? new Array(8).fill(predicted / 1000));
     },
-  });
+    true,
+  );
   return k;
 }
 
@@ -110,26 +94,17 @@ test("5.6 and 6.19 keep the tick for a short prediction too; the one-state defau
     assert.equal(k.rqs[0].tickRunning, true, era);
   }
   // menu_select: "drv->state_count <= 1" returns state 0 with stop_tick = !POLLING.
-  const k = boot(machineBuilder().sockets(1).cores(2).build(), "5.19");
+  const k = twoCores("5.19");
   assert.equal(k.machine.idleStates.length, 1);
-  k.spawn({
-    comm: "s",
-    cpu: 0,
-    cpus: [0],
-    program: function* () {
-      yield run(500_000);
-      yield call(() => {
-        k.rqs[0].avgIdleNs = 50_000;
-      });
-      yield sleep(5_000_000);
-    },
+  primeThenSleep(k, () => {
+    k.rqs[0].avgIdleNs = 50_000;
   });
   k.runUntil(700_000);
   assert.equal(k.rqs[0].tickRunning, false);
 });
 
 test("menuStopTick: polling and short predictions keep the tick; a kept tick caps the state at the next tick", () => {
-  const k = boot(machineBuilder().sockets(1).cores(2).idleStates(STATES).build(), "5.19");
+  const k = twoCores("5.19", STATES);
   const rq = k.rqs[0];
   rq.tickRunning = true;
   const tick = 1_000_000;

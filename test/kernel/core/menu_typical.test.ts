@@ -4,9 +4,6 @@
 // would jump to ~5.6 ms and pick a deep state; 2.6.29 (before v2.6.35's detector) ignores the ring.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { machineBuilder } from "../../../src/machine/builder";
-import { call, run, sleep } from "../../../src/kernel/ops";
-import type { IdleState } from "../../../src/machine/types";
 import { ERA_TRAITS } from "../../../src/kernel/features";
 import { recordIdle, selectIdleState, TICK_WAKEUP_SAMPLE_NS } from "../../../src/kernel/core/idle";
 import {
@@ -16,7 +13,7 @@ import {
   type TypicalIntervalForm,
 } from "../../../src/kernel/core/menu_typical";
 import { Rq } from "../../../src/kernel/sched";
-import { boot } from "../boot";
+import { primeThenSleep, STATES, twoCores } from "./idle_fixture";
 
 const FORMS: TypicalIntervalForm[] = ["v3.13", "v4.6", "v6.6", "v6.15"];
 
@@ -79,30 +76,14 @@ test("menuPredictNs per era: the typical interval replaces (3.19) or caps (4.8+)
   assert.equal(menuPredictNs(ERA_TRAITS["6.6"], rq), 10_000, "6.6: <= 15 us, no timer term");
 });
 
-const STATES: IdleState[] = [
-  { name: "POLL", exitLatencyNs: 0, targetResidencyNs: 0, polling: true },
-  { name: "C1", exitLatencyNs: 2_000, targetResidencyNs: 2_000, polling: false },
-  { name: "C3", exitLatencyNs: 30_000, targetResidencyNs: 100_000, polling: false },
-  { name: "C6", exitLatencyNs: 120_000, targetResidencyNs: 400_000, polling: false },
-];
-
 /** cpu0 after seven 50 us idles and one tick wakeup (45 ms sample), then going idle. */
 function afterTickSample(era: "5.19" | "2.6.29") {
-  const k = boot(machineBuilder().sockets(1).cores(2).idleStates(STATES).build(), era);
+  const k = twoCores(era, STATES);
   const rq = k.rqs[0];
-  k.spawn({
-    comm: "s",
-    cpu: 0,
-    cpus: [0],
-    program: function* () {
-      yield run(500_000);
-      yield call(() => {
-        rq.avgIdleNs = 50_000;
-        for (let i = 0; i < 7; i++) recordIdle(rq, 50_000);
-        recordIdle(rq, TICK_WAKEUP_SAMPLE_NS);
-      });
-      yield sleep(5_000_000);
-    },
+  primeThenSleep(k, () => {
+    rq.avgIdleNs = 50_000;
+    for (let i = 0; i < 7; i++) recordIdle(rq, 50_000);
+    recordIdle(rq, TICK_WAKEUP_SAMPLE_NS);
   });
   k.runUntil(700_000); // idle since ~0.5 ms
   assert.equal(rq.curr, null);
