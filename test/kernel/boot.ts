@@ -4,8 +4,9 @@ import { buildKernel } from "../../src/experiment/run";
 import type { Kernel } from "../../src/kernel/core/core";
 import type { Era } from "../../src/kernel/features";
 import type { Machine } from "../../src/machine/types";
+import type { Patch } from "../../src/patch/patch";
 
-/** buildKernel for machine `m` with every CPU it marks online, era `era`, no patches, seed "t". */
-export function boot(m: Machine, era: Era = "5.19", seed = "t"): Kernel {
-  return buildKernel({ machine: m, online: m.online, era, patches: [], seed, trace: false });
+/** buildKernel for machine `m` with every CPU it marks online, era `era`, `patches` (none), seed "t". */
+export function boot(m: Machine, era: Era = "5.19", seed = "t", patches: Patch[] = []): Kernel {
+  return buildKernel({ machine: m, online: m.online, era, patches, seed, trace: false });
 }

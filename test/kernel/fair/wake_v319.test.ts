@@ -2,7 +2,7 @@
 // hand-built domains on which the two forms place a task differently (fair.c v3.19 and v4.8.17).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { buildKernel } from "../../../src/experiment/run";
+import { boot } from "../boot";
 import { wait } from "../../../src/kernel/ops";
 import type { Era } from "../../../src/kernel/features";
 import type { Kernel } from "../../../src/kernel/core/core";
@@ -21,9 +21,8 @@ import { box, busy } from "./wake_fixtures";
 
 /** A kernel of `era` with p asleep, last run on cpu4 (allowed on `cpus`, default all). */
 function setup(era: Era, cpus?: number[], wide = false): { k: Kernel; p: Task } {
-  const m = box();
   const patches = wide ? [patch("wide").replace("fair.wake_wide", () => true)] : [];
-  const k = buildKernel({ machine: m, online: m.online, era, patches, seed: "t", trace: false });
+  const k = boot(box(), era, "t", patches);
   const p = k.spawn({
     comm: "p",
     cpu: 4,

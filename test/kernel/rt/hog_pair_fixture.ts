@@ -2,7 +2,7 @@
 // (rt_throttle.test.ts) and of the v6.12+ fair server (fair_server.test.ts).
 import type { Era, Patch } from "../../../src/index";
 import { preset } from "../../../src/index";
-import { buildKernel } from "../../../src/experiment/run";
+import { boot } from "../boot";
 import type { Kernel } from "../../../src/kernel/core/core";
 import { run } from "../../../src/kernel/ops";
 import type { Task } from "../../../src/kernel/sched";
@@ -15,8 +15,7 @@ export const hog = function* () {
 
 /** A core2-2x2 kernel of `era` with `patches`, seed "t", no trace. */
 export function kernel(era: Era, patches: Patch[] = []): Kernel {
-  const m = preset("core2-2x2");
-  return buildKernel({ machine: m, online: m.online, era, patches, seed: "t", trace: false });
+  return boot(preset("core2-2x2"), era, "t", patches);
 }
 
 /** A SCHED_FIFO hog and a CFS hog, both pinned to cpu0, spawned at `at`. */
