@@ -48,12 +48,42 @@ interface PipePage {
   read: number;
 }
 
+/**
+ * The writer CPU of each queued message, oldest first: a ring that doubles when full, so a
+ * message costs no allocation and reading one moves nothing.
+ */
+export class CpuFifo {
+  private ring = new Int32Array(64);
+  private head = 0;
+  /** Messages queued. */
+  length = 0;
+
+  /** Queues a message written on `cpu`. */
+  push(cpu: number): void {
+    if (this.length === this.ring.length) {
+      const grown = new Int32Array(this.ring.length * 2);
+      for (let i = 0; i < this.length; i++)
+        grown[i] = this.ring[(this.head + i) & (this.ring.length - 1)];
+      this.ring = grown;
+      this.head = 0;
+    }
+    this.ring[(this.head + this.length) & (this.ring.length - 1)] = cpu;
+    this.length++;
+  }
+
+  /** Takes the oldest message's writer CPU; the caller checks `length` first. */
+  shift(): number {
+    const cpu = this.ring[this.head];
+    this.head = (this.head + 1) & (this.ring.length - 1);
+    this.length--;
+    return cpu;
+  }
+}
+
 /** One receiver's socket or pipe: what is queued, where its lines were last written, who waits. */
 export interface Fd {
-  /** Writer CPU of each queued message, oldest first from `head`. */
-  queue: number[];
-  /** Index in `queue` of the oldest unread message. */
-  head: number;
+  /** Writer CPU of each queued message, oldest first. */
+  queue: CpuFifo;
   /** Socket: sk_wmem_alloc of the sending end (bytes). */
   wmem: number;
   /** Pipe: the pages in use, oldest first. */
@@ -73,8 +103,7 @@ export interface Fd {
 /** A new, empty socketpair or pipe. */
 export function newFd(): Fd {
   return {
-    queue: [],
-    head: 0,
+    queue: new CpuFifo(),
     wmem: 0,
     pages: [],
     freePages: [],
@@ -415,15 +444,11 @@ export class ReceiverProgram extends MessagingTask {
     for (;;) {
       switch (this.st) {
         case RECV_READ: {
-          if (f.head === f.queue.length) {
+          if (f.queue.length === 0) {
             f.readerWaiting = true;
             return this.sleepOp;
           }
-          const from = f.queue[f.head++];
-          if (f.head > 1024) {
-            f.queue.splice(0, f.head);
-            f.head = 0;
-          }
+          const from = f.queue.shift();
           const cpu = this.api.cpu();
           this.work.ns =
             sh.costs.syscallNs +

@@ -4,6 +4,7 @@ import type { Kernel } from "../../src/kernel/core/core";
 import { OP_RUN, OP_WAIT, OP_WAKE, type Op } from "../../src/kernel/ops";
 import type { TaskApi } from "../../src/kernel/sched";
 import {
+  CpuFifo,
   Messaging,
   newFd,
   ReceiverProgram,
@@ -54,7 +55,8 @@ test("hackbench sender: ready write, poll until the start, then one write per fd
   const woken = s.next();
   assert.equal(kindOf(woken), OP_WAKE);
   assert.equal((woken.value as Op).pid, 3);
-  assert.deepEqual(sh.fdTab[0].queue, [1]);
+  assert.equal(sh.fdTab[0].queue.length, 1);
+  assert.equal(sh.fdTab[0].queue.shift(), 1, "the message was written on the sender's CPU");
   // fd 1's send buffer is spent: the write sleeps until room is made
   sh.fdTab[1].wmem = 4 * 768;
   assert.equal(kindOf(s.next()), OP_WAIT);
@@ -83,7 +85,8 @@ test("hackbench receiver: a read down to a quarter of sk_sndbuf wakes every slee
   assert.equal((main.value as Op).pid, 1);
   assert.equal(kindOf(r.next()), OP_WAIT); // nothing queued yet
   assert.equal(f.readerWaiting, true);
-  f.queue.push(2, 2); // two messages from CPU 2, which wrote the queue's lines last
+  f.queue.push(2);
+  f.queue.push(2); // two messages from CPU 2, which wrote the queue's lines last
   f.lineCpu = 2;
   f.wmem = 2 * 768;
   f.writers.push(11, 12);
@@ -102,4 +105,23 @@ test("hackbench receiver: a read down to a quarter of sk_sndbuf wakes every slee
   assert.equal((reap.value as Op).sync, true);
   assert.equal(kindOf(r.next()), "done");
   assert.equal(sh.received, 2);
+});
+
+test("CpuFifo: first in, first out across wrap-arounds and growth past its first ring", () => {
+  const q = new CpuFifo();
+  const model: number[] = [];
+  let next = 0;
+  // uneven pushes and shifts move the head round the ring before each doubling
+  for (let round = 0; round < 40; round++) {
+    for (let i = 0; i < 7 + (round % 5) * 9; i++) {
+      q.push(next);
+      model.push(next++);
+    }
+    for (let i = 0; i < 5 + (round % 3) * 11 && model.length > 0; i++)
+      assert.equal(q.shift(), model.shift());
+    assert.equal(q.length, model.length);
+  }
+  assert.ok(model.length > 64, "the queue outgrew its first 64-entry ring");
+  while (model.length > 0) assert.equal(q.shift(), model.shift());
+  assert.equal(q.length, 0);
 });
