@@ -48,8 +48,19 @@ export function setCustomSlice(k: SchedCore, p: Task, runtimeNs: number): void {
     : baseSlice(k);
 }
 
+/** The sums avg_vruntime() works from: Σ (v_i - v0) * w_i, Σ w_i, and v0 (min_vruntime). */
+class AvgSums {
+  avg = 0;
+  load = 0;
+  v0 = 0;
+}
+
+// One instance refilled by every avgSums() call: callers read it before the next call, and
+// nothing between re-enters, so a pick costs no allocation (the kernel keeps the sums in cfs_rq).
+const SUMS = new AvgSums();
+
 /** Σ (v_i - v0) * w_i and Σ w_i over the tree and curr (cfs_rq->avg_vruntime / avg_load). */
-function avgSums(cfs: CfsRq): { avg: number; load: number; v0: number } {
+function avgSums(cfs: CfsRq): AvgSums {
   const v0 = cfs.minVruntime;
   let avg = 0;
   let load = 0;
@@ -64,7 +75,10 @@ function avgSums(cfs: CfsRq): { avg: number; load: number; v0: number } {
     avg += (curr.se.vruntime - v0) * curr.se.weight;
     load += curr.se.weight;
   }
-  return { avg, load, v0 };
+  SUMS.avg = avg;
+  SUMS.load = load;
+  SUMS.v0 = v0;
+  return SUMS;
 }
 
 /** avg_vruntime(): V, rounded towards minus infinity as the kernel's "sign flip" does. */
@@ -72,12 +86,12 @@ export function avgVruntime(cfs: CfsRq): number {
   return vOf(avgSums(cfs));
 }
 
-function vOf({ avg, load, v0 }: { avg: number; load: number; v0: number }): number {
-  return load === 0 ? v0 : v0 + Math.floor(avg / load);
+function vOf(s: AvgSums): number {
+  return s.load === 0 ? s.v0 : s.v0 + Math.floor(s.avg / s.load);
 }
 
 /** vruntime_eligible(): v <= V without the division. */
-function eligibleAt(sums: { avg: number; load: number; v0: number }, v: number): boolean {
+function eligibleAt(sums: AvgSums, v: number): boolean {
   return sums.avg >= (v - sums.v0) * sums.load;
 }
 
