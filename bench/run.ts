@@ -278,7 +278,8 @@ function main(): void {
   print(bare);
   // Each case in a fresh process (the way a user runs one experiment): cases sharing a process
   // leave each other's type feedback in the JIT's code (pingpong-104cpu's warm runs were about
-  // 4% slower after two pingpong-2cpu runs than alone: best 2.82 / 2.82 against 2.98 / 2.91). Its ratio is to a bare heap timed in that process.
+  // 4% slower after two pingpong-2cpu runs than alone: best 2.82 / 2.82 against 2.98 / 2.91).
+  // Each case's ratio is to a bare heap timed in its own process.
   for (const c of cases) {
     const child = spawnSync(process.execPath, [...process.execArgv, __filename, "--case", c.name], {
       encoding: "utf8",
