@@ -273,6 +273,8 @@ export function hackbench(params: HackbenchParams = {}): BenchmarkWorkload {
             context_switches_per_s: secs > 0 ? (k.counters.contextSwitches - base.cs) / secs : 0,
             wakeup_preemptions_per_s:
               secs > 0 ? (k.counters.wakeupPreemptions - base.wp) / secs : 0,
+            // pipe->mutex contention (pipes only; sockets take no such mutex here)
+            ...(pipe ? { mutex_spins: sh.lockSpins, mutex_sleeps: sh.lockSleeps } : {}),
           };
         },
       };
