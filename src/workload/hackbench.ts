@@ -25,7 +25,12 @@
 // 16 pages in use wakes one writer whether or not it freed a page, and a woken writer that leaves
 // the pipe not full wakes the next (wake_next_writer); today (torvalds/linux fs/pipe.c, taken
 // from era 6.19) a read wakes one only when it released a page of a full pipe (Oleg Nesterov,
-// "pipe_read: don't wake up the writer if the pipe is still full").
+// "pipe_read: don't wake up the writer if the pipe is still full"). In every era pipe_write and
+// pipe_read hold pipe->mutex (2.6.29: inode->i_mutex) across the fullness or emptiness check, the
+// copy and the page accounting (fs/pipe.c v4.8: __pipe_lock ... pipe->nrbufs = ++bufs; v5.10:
+// __pipe_lock ... pipe->head = head + 1; today: mutex_lock(&pipe->mutex)), dropping it only to
+// sleep, so a group's writers to one pipe copy one at a time and a pipe never exceeds 16 pages.
+// mutex_lock spins while the owner runs (2.6.30 on) and sleeps when it is off CPU.
 import { fork, run, wait, wake } from "../kernel/ops";
 import type { TaskApi } from "../kernel/sched";
 import { eraAtLeast } from "../kernel/features";
@@ -163,6 +168,8 @@ export function hackbench(params: HackbenchParams = {}): BenchmarkWorkload {
         truesize: unixSkbTruesize(bytes),
         perPage: Math.floor(PAGE_SIZE / bytes),
         pipeWake,
+        // mutex_lock's optimistic spinning on a running owner: 2.6.30 on (0d66bf6d3514)
+        mutexSpin: eraAtLeast(k.era, "2.6.30"),
         total,
       });
       let startNs = -1;
@@ -266,6 +273,8 @@ export function hackbench(params: HackbenchParams = {}): BenchmarkWorkload {
             context_switches_per_s: secs > 0 ? (k.counters.contextSwitches - base.cs) / secs : 0,
             wakeup_preemptions_per_s:
               secs > 0 ? (k.counters.wakeupPreemptions - base.wp) / secs : 0,
+            // pipe->mutex contention (pipes only; sockets take no such mutex here)
+            ...(pipe ? { mutex_spins: sh.lockSpins, mutex_sleeps: sh.lockSleeps } : {}),
           };
         },
       };

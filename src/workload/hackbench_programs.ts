@@ -8,197 +8,28 @@
 // allocated an IteratorResult per resume, several per message. Each state runs exactly the code a
 // generator ran between two yields, so the operations, their order and the shared state they read
 // are those of the generators they replace.
-import type { CacheModel } from "../kernel/cache";
-import type { Kernel } from "../kernel/core/core";
 import { type Op, run, wait, wake } from "../kernel/ops";
 import type { TaskApi } from "../kernel/sched";
-import type { CostModel } from "../machine/types";
+import {
+  type Fd,
+  HACKBENCH_SHARED_LINES,
+  type Messaging,
+  PIPE_DEF_BUFFERS,
+  UNIX_STREAM_RECV_NS,
+  UNIX_STREAM_SEND_NS,
+} from "./hackbench_messaging";
 
-/**
- * estimate: unix_stream_sendmsg's work besides the syscall entry and the payload copy, at ~3 GHz
- * and capacity 1024: sock_alloc_send_pskb (two slab allocations), unix_state_lock of the peer,
- * skb_queue_tail, sk_data_ready: several hundred instructions, taken as 0.6 us. Not derived from
- * any hackbench time.
- */
-export const UNIX_STREAM_SEND_NS = 600;
-/**
- * estimate: unix_stream_read_generic's work besides the syscall entry and the copy: the iolock
- * mutex, skb_peek / skb_unlink, consume_skb (two slab frees) and sock_wfree, taken as 0.4 us.
- */
-export const UNIX_STREAM_RECV_NS = 400;
-/**
- * estimate: cache lines every message writes on both sides: the receive queue (lock and list
- * head) and sk_wmem_alloc for a socket, the pipe's mutex and head/tail for a pipe (2); the
- * sk_buff the sender wrote and the receiver frees (256 bytes: 4; pipes have none).
- */
-export const HACKBENCH_SHARED_LINES = { queue: 2, skb: 4 } as const;
-/** PIPE_DEF_BUFFERS: pages a new pipe holds. */
-export const PIPE_DEF_BUFFERS = 16;
-
-/**
- * How a pipe read wakes sleeping writers: all of them when it released a page (up to 5.4), one
- * when the pipe was full as the read began (5.5 to 6.13), one when it released a page of a full
- * pipe (6.14 on).
- */
-export type PipeWake = "all" | "was_full" | "released";
-
-/** One page of a pipe: messages written to it and read from it. */
-interface PipePage {
-  written: number;
-  read: number;
-}
-
-/**
- * The writer CPU of each queued message, oldest first: a ring that doubles when full, so a
- * message costs no allocation and reading one moves nothing.
- */
-export class CpuFifo {
-  private ring = new Int32Array(64);
-  private head = 0;
-  /** Messages queued. */
-  length = 0;
-
-  /** Queues a message written on `cpu`. */
-  push(cpu: number): void {
-    if (this.length === this.ring.length) {
-      const grown = new Int32Array(this.ring.length * 2);
-      for (let i = 0; i < this.length; i++)
-        grown[i] = this.ring[(this.head + i) & (this.ring.length - 1)];
-      this.ring = grown;
-      this.head = 0;
-    }
-    this.ring[(this.head + this.length) & (this.ring.length - 1)] = cpu;
-    this.length++;
-  }
-
-  /** Takes the oldest message's writer CPU; the caller checks `length` first. */
-  shift(): number {
-    const cpu = this.ring[this.head];
-    this.head = (this.head + 1) & (this.ring.length - 1);
-    this.length--;
-    return cpu;
-  }
-}
-
-/** One receiver's socket or pipe: what is queued, where its lines were last written, who waits. */
-export interface Fd {
-  /** Writer CPU of each queued message, oldest first. */
-  queue: CpuFifo;
-  /** Socket: sk_wmem_alloc of the sending end (bytes). */
-  wmem: number;
-  /** Pipe: the pages in use, oldest first. */
-  pages: PipePage[];
-  /** Pipe: released pages, reused by the next page a writer starts. */
-  freePages: PipePage[];
-  /** CPU that last wrote the queue's shared lines (-1: none yet). */
-  lineCpu: number;
-  /** Pid of the receiver. */
-  reader: number;
-  /** The receiver sleeps in read() on an empty queue. */
-  readerWaiting: boolean;
-  /** Pids of the senders asleep on a full send buffer or pipe, in wait-queue order. */
-  writers: number[];
-}
-
-/** A new, empty socketpair or pipe. */
-export function newFd(): Fd {
-  return {
-    queue: new CpuFifo(),
-    wmem: 0,
-    pages: [],
-    freePages: [],
-    lineCpu: -1,
-    reader: 0,
-    readerWaiting: false,
-    writers: [],
-  };
-}
-
-/** What sets up a run's {@link Messaging}: hackbench's parameters and the era's kernel rules. */
-export interface MessagingConfig {
-  /** nr_loops: messages each sender writes to each receiver. */
-  loops: number;
-  /** num_fds: receivers (and senders) per group. */
-  fds: number;
-  /** DATASIZE: bytes per message. */
-  bytes: number;
-  /** -p: pipes instead of AF_UNIX stream sockets. */
-  pipe: boolean;
-  /** -t: threads, reaped by pthread_join in order, instead of processes reaped by wait(). */
-  thread: boolean;
-  /** sk_sndbuf of a sending socket (bytes). */
-  sndbuf: number;
-  /** skb->truesize of one message (bytes). */
-  truesize: number;
-  /** Messages that fit one pipe page. */
-  perPage: number;
-  /** The era's pipe wake rule. */
-  pipeWake: PipeWake;
-  /** Children in all (senders and receivers). */
-  total: number;
-}
-
-/**
- * What a run's tasks share: the socketpairs or pipes, the ready and wake sockets (as counts and
- * the list of pollers), the main task's wait, and the counters the metrics report.
- */
-export class Messaging {
-  /** The machine's costs (syscall entry). */
-  readonly costs: CostModel;
-  /** The kernel's cache model (copies, cache-line transfers). */
-  readonly cache: CacheModel;
-  /** A read's page releases wake writers exclusively (5.5 on). */
-  readonly exclusiveWriters: boolean;
-  /** Every receiver's socketpair or pipe, group by group (receiver j of group g at g * fds + j). */
-  readonly fdTab: Fd[] = [];
-  /** Pid of the main task (perf). */
-  mainPid = 0;
-  /** The main task sleeps in read(ready), wait() or pthread_join. */
-  mainWaiting = false;
-  /** Bytes written to the ready socket. */
-  ready = 0;
-  /** The main task has written the wake socket. */
-  started = false;
-  /** Pids asleep in poll() on the wake socket, in the order they polled. */
-  readonly pollers: number[] = [];
-  /** Children exited. */
-  exited = 0;
-  /** Per child (pth_tab order): 1 once it exited. */
-  readonly done: Uint8Array;
-  /** pth_tab index of the thread pthread_join waits for (-1: none). */
-  joining = -1;
-  /** Messages read by receivers. */
-  received = 0;
-  /** Writes that found the socket or pipe full and slept (each sleep counted). */
-  sleeps = 0;
-  /** Sleeping writers woken by a reader or by wake_next_writer. */
-  wakeups = 0;
-  /** Writers woken that found no room and slept again. */
-  spurious = 0;
-
-  constructor(
-    k: Kernel,
-    readonly cfg: MessagingConfig,
-  ) {
-    this.costs = k.machine.costs;
-    this.cache = k.cache;
-    this.exclusiveWriters = cfg.pipeWake !== "all";
-    this.done = new Uint8Array(cfg.total);
-  }
-
-  /** A write would sleep: the send buffer is spent, or all 16 pages are in use and the last is full. */
-  full(f: Fd): boolean {
-    const c = this.cfg;
-    return c.pipe
-      ? f.pages.length === PIPE_DEF_BUFFERS && f.pages[f.pages.length - 1].written >= c.perPage
-      : f.wmem >= c.sndbuf;
-  }
-
-  /** Time to pull `n` cache lines last written on CPU `from` to `cpu` (0 if local or unwritten). */
-  lines(n: number, from: number, cpu: number): number {
-    return from < 0 || from === cpu ? 0 : n * this.cache.cacheLineNs(from, cpu);
-  }
-}
+export {
+  type Fd,
+  HACKBENCH_SHARED_LINES,
+  Messaging,
+  type MessagingConfig,
+  newFd,
+  PIPE_DEF_BUFFERS,
+  type PipeWake,
+  UNIX_STREAM_RECV_NS,
+  UNIX_STREAM_SEND_NS,
+} from "./hackbench_messaging";
 
 const DONE: IteratorReturnResult<void> = Object.freeze({ done: true, value: undefined });
 
@@ -217,12 +48,22 @@ const SEND_WRITE = BODY;
 const SEND_WRITTEN = BODY + 1;
 /** pipe_write (5.5+): a writer that slept and leaves room wakes the next (wake_next_writer). */
 const SEND_NEXT_WRITER = BODY + 2;
+/** Pipe: in write(), mutex_lock(&pipe->mutex), then the fullness check under it. */
+const SEND_LOCK = BODY + 3;
+/** Pipe: the mutex dropped on a full pipe, wait_event on wr_wait (or pipe_wait up to 5.4). */
+const SEND_SLEEP = BODY + 4;
+/** After the unlock: the wake_up of the reader. */
+const SEND_WAKE_READER = BODY + 5;
 /** receiver(), for each of num_packets: read(in_fds[0]), asleep while nothing is queued. */
 const RECV_READ = BODY;
 /** The message is copied: consume_skb -> unix_write_space, or pipe_read's page release. */
 const RECV_COPIED = BODY + 1;
 /** Waking the writers the read made room for, one op each. */
 const RECV_WAKE_WRITERS = BODY + 2;
+/** Pipe: in read(), mutex_lock(&pipe->mutex), then the emptiness check under it. */
+const RECV_LOCK = BODY + 3;
+/** Pipe: the mutex dropped on an empty pipe, wait_event on rd_wait (or pipe_wait up to 5.4). */
+const RECV_SLEEP = BODY + 4;
 /** The loop is over: exit(0) wakes wait(), a thread's return wakes pthread_join's futex. */
 const EXIT = 10;
 /** Exited: the program ends. */
@@ -237,6 +78,10 @@ abstract class MessagingTask implements Generator<Op, void, unknown> {
   protected readonly work = run(0);
   protected readonly waker = wake(0, true, false);
   protected readonly sleepOp = wait();
+  /** mutex_unlock's wakeup of the first waiter (wake_up_process: not a sync wakeup). */
+  protected readonly lockWaker = wake(0, false, false);
+  /** This task was the waiter mutex_unlock woke: if it sleeps again it keeps the list's head. */
+  private lockFirst = false;
 
   constructor(
     protected readonly api: TaskApi,
@@ -245,6 +90,68 @@ abstract class MessagingTask implements Generator<Op, void, unknown> {
     private readonly idx: number,
   ) {
     this.result = { done: false, value: this.work };
+  }
+
+  /**
+   * mutex_lock(&pipe->mutex) (kernel/locking/mutex.c): null once this task holds it, else the op
+   * to wait with, after which the caller's state calls lock again. A free mutex is taken (the
+   * fast path, or a woken waiter's retry). A held one: while its owner runs, the caller spins
+   * (mutex_optimistic_spin / mutex_spin_on_owner, 2.6.30 on: spin while owner->on_cpu), modelled
+   * as one `run` until the owner's copy should end plus the cache-line transfer that shows it the
+   * release, then a retry; an owner off CPU (preempted mid-copy), or any owner before 2.6.30,
+   * puts the caller on lock->wait_list (list_add_tail) to sleep until mutex_unlock wakes it.
+   */
+  protected lock(f: Fd): Op | null {
+    const sh = this.sh;
+    const pid = this.api.pid;
+    if (f.lockWoken === pid) {
+      f.lockWoken = 0;
+      this.lockFirst = true;
+    }
+    if (f.owner === 0) {
+      f.owner = pid;
+      this.lockFirst = false;
+      return null;
+    }
+    const ownerCpu = sh.mutexSpin ? sh.runningCpu(f.owner) : -1;
+    if (ownerCpu >= 0) {
+      sh.lockSpins++;
+      this.work.ns =
+        Math.max(0, f.holdEndNs - this.api.now()) + sh.lines(1, ownerCpu, this.api.cpu());
+      return this.work;
+    }
+    sh.lockSleeps++;
+    // a woken waiter never left the kernel's wait_list: it sleeps again at its head
+    if (this.lockFirst) f.lockWaiters.unshift(pid);
+    else f.lockWaiters.push(pid);
+    this.lockFirst = false;
+    return this.sleepOp;
+  }
+
+  /**
+   * mutex_unlock(&pipe->mutex): frees the mutex and returns the waiter to wake (0: none). The
+   * slow path wakes the first waiter, which takes the mutex if it is still free when it runs; one
+   * woken waiter at a time (the kernel's stays on the list and is woken again, a no-op).
+   */
+  protected unlock(f: Fd): number {
+    f.owner = 0;
+    if (f.lockWoken !== 0 || f.lockWaiters.length === 0) return 0;
+    f.lockWoken = f.lockWaiters.shift()!;
+    return f.lockWoken;
+  }
+
+  /** The copy under the mutex: `ns` of work, which a spinner expects to end at now + ns. */
+  protected copy(f: Fd, ns: number): Op {
+    f.holdEndNs = this.api.now() + ns;
+    this.work.ns = ns;
+    return this.work;
+  }
+
+  /** The mutex wakeup of `pid`, or null for none. */
+  protected wakeLockWaiter(pid: number): Op | null {
+    if (pid === 0) return null;
+    this.lockWaker.pid = pid;
+    return this.lockWaker;
   }
 
   /** Runs the role's loop from state BODY on; returns null (state EXIT) once the loop is over. */
@@ -324,6 +231,8 @@ export class SenderProgram extends MessagingTask {
   private f: Fd;
   /** This write has slept on a full socket or pipe. */
   private waited = false;
+  /** Pipe (5.5+): wake_next_writer, decided under the mutex before the unlock. */
+  private wakeNext = false;
 
   constructor(
     api: TaskApi,
@@ -343,6 +252,13 @@ export class SenderProgram extends MessagingTask {
     for (;;) {
       switch (this.st) {
         case SEND_WRITE: {
+          const cpu = this.api.cpu();
+          if (c.pipe) {
+            // the system call's entry, before pipe_write's mutex_lock
+            this.work.ns = sh.costs.syscallNs;
+            this.st = SEND_LOCK;
+            return this.work;
+          }
           if (sh.full(f)) {
             if (this.waited) sh.spurious++;
             sh.sleeps++;
@@ -350,19 +266,50 @@ export class SenderProgram extends MessagingTask {
             f.writers.push(this.api.pid);
             return this.sleepOp;
           }
-          if (!c.pipe) f.wmem += c.truesize; // skb_set_owner_w at the allocation
-          const cpu = this.api.cpu();
+          f.wmem += c.truesize; // skb_set_owner_w at the allocation
           this.work.ns =
             sh.costs.syscallNs +
-            (c.pipe ? 0 : UNIX_STREAM_SEND_NS) +
+            UNIX_STREAM_SEND_NS +
             sh.cache.copyNs(c.bytes, cpu, cpu) +
             sh.lines(HACKBENCH_SHARED_LINES.queue, f.lineCpu, cpu);
           this.st = SEND_WRITTEN;
           return this.work;
         }
+        case SEND_LOCK: {
+          // pipe_write (fs/pipe.c, v4.8 __pipe_lock ... pipe->nrbufs = ++bufs; v5.10 and today
+          // the same with pipe->head = head + 1): the fullness check, the copy and the page
+          // accounting all happen under pipe->mutex, so writers of one pipe go one at a time
+          const held = this.lock(f);
+          if (held !== null) return held;
+          if (sh.full(f)) {
+            // drop the mutex to sleep: pipe_wait (..5.4) or wait_event_interruptible_exclusive
+            this.st = SEND_SLEEP;
+            const op = this.wakeLockWaiter(this.unlock(f));
+            if (op !== null) return op;
+            continue;
+          }
+          const cpu = this.api.cpu();
+          this.st = SEND_WRITTEN;
+          return this.copy(
+            f,
+            sh.cache.copyNs(c.bytes, cpu, cpu) +
+              sh.lines(HACKBENCH_SHARED_LINES.queue, f.lineCpu, cpu),
+          );
+        }
+        case SEND_SLEEP: {
+          // wait_event rechecks pipe_writable without the mutex: room made meanwhile, no sleep
+          this.st = SEND_LOCK;
+          if (!sh.full(f)) continue;
+          if (this.waited) sh.spurious++;
+          sh.sleeps++;
+          this.waited = true;
+          f.writers.push(this.api.pid);
+          return this.sleepOp;
+        }
         case SEND_WRITTEN: {
           f.lineCpu = this.api.cpu();
           f.queue.push(f.lineCpu);
+          this.st = SEND_WAKE_READER;
           if (c.pipe) {
             // the write merges into the last page while it fits, else starts a page
             const last = f.pages[f.pages.length - 1];
@@ -372,8 +319,17 @@ export class SenderProgram extends MessagingTask {
               page.written = 1;
               page.read = 0;
               f.pages.push(page);
+              if (f.pages.length > sh.maxPages) sh.maxPages = f.pages.length;
             }
+            // 5.5+ out: a writer that waited wakes the next unless the pipe is full, decided
+            // under the mutex; then __pipe_unlock
+            this.wakeNext = sh.exclusiveWriters && this.waited && f.pages.length < PIPE_DEF_BUFFERS;
+            const op = this.wakeLockWaiter(this.unlock(f));
+            if (op !== null) return op;
           }
+          continue;
+        }
+        case SEND_WAKE_READER: {
           this.st = SEND_NEXT_WRITER;
           if (f.readerWaiting) {
             f.readerWaiting = false;
@@ -383,14 +339,10 @@ export class SenderProgram extends MessagingTask {
           continue;
         }
         case SEND_NEXT_WRITER: {
-          // 5.5+ pipe_write: a writer that waited and leaves the pipe not full (fewer than 16
+          // 5.5+ pipe_write: a writer that waited and left the pipe not full (fewer than 16
           // pages in use) wakes the next one
-          const wakeNext =
-            c.pipe &&
-            sh.exclusiveWriters &&
-            this.waited &&
-            f.writers.length > 0 &&
-            f.pages.length < PIPE_DEF_BUFFERS;
+          const wakeNext = c.pipe && this.wakeNext && f.writers.length > 0;
+          this.wakeNext = false;
           let op: Op | null = null;
           if (wakeNext) {
             sh.wakeups++;
@@ -437,6 +389,13 @@ export class ReceiverProgram extends MessagingTask {
     super(api, sh, idx);
   }
 
+  /** Dequeues the oldest message: the CPU that wrote it. */
+  private take(): number {
+    const f = this.f;
+    const from = f.queue.shift();
+    return from;
+  }
+
   protected body(): Op | null {
     const sh = this.sh;
     const c = sh.cfg;
@@ -444,20 +403,53 @@ export class ReceiverProgram extends MessagingTask {
     for (;;) {
       switch (this.st) {
         case RECV_READ: {
+          if (c.pipe) {
+            // the system call's entry, before pipe_read's mutex_lock
+            this.work.ns = sh.costs.syscallNs;
+            this.st = RECV_LOCK;
+            return this.work;
+          }
           if (f.queue.length === 0) {
             f.readerWaiting = true;
             return this.sleepOp;
           }
-          const from = f.queue.shift();
+          const from = this.take();
           const cpu = this.api.cpu();
           this.work.ns =
             sh.costs.syscallNs +
-            (c.pipe ? 0 : UNIX_STREAM_RECV_NS) +
+            UNIX_STREAM_RECV_NS +
             sh.cache.copyNs(c.bytes, from, cpu) +
             sh.lines(HACKBENCH_SHARED_LINES.queue, f.lineCpu, cpu) +
-            (c.pipe ? 0 : sh.lines(HACKBENCH_SHARED_LINES.skb, from, cpu));
+            sh.lines(HACKBENCH_SHARED_LINES.skb, from, cpu);
           this.st = RECV_COPIED;
           return this.work;
+        }
+        case RECV_LOCK: {
+          // pipe_read (fs/pipe.c v4.8, v5.10, today): __pipe_lock / mutex_lock(&pipe->mutex)
+          // before looking at the buffers; a writer cannot add a page mid-read
+          const held = this.lock(f);
+          if (held !== null) return held;
+          if (f.queue.length === 0) {
+            this.st = RECV_SLEEP;
+            const op = this.wakeLockWaiter(this.unlock(f));
+            if (op !== null) return op;
+            continue;
+          }
+          const from = this.take();
+          const cpu = this.api.cpu();
+          this.st = RECV_COPIED;
+          return this.copy(
+            f,
+            sh.cache.copyNs(c.bytes, from, cpu) +
+              sh.lines(HACKBENCH_SHARED_LINES.queue, f.lineCpu, cpu),
+          );
+        }
+        case RECV_SLEEP: {
+          // wait_event rechecks pipe_readable without the mutex: data written meanwhile, no sleep
+          this.st = RECV_LOCK;
+          if (f.queue.length !== 0) continue;
+          f.readerWaiting = true;
+          return this.sleepOp;
         }
         case RECV_COPIED: {
           f.lineCpu = this.api.cpu();
@@ -492,6 +484,11 @@ export class ReceiverProgram extends MessagingTask {
             sh.wakeups += this.nWoken;
           }
           this.st = RECV_WAKE_WRITERS;
+          // pipe_read: __pipe_unlock / mutex_unlock, then the wakeup of writers
+          if (c.pipe) {
+            const op = this.wakeLockWaiter(this.unlock(f));
+            if (op !== null) return op;
+          }
           continue;
         }
         case RECV_WAKE_WRITERS: {

@@ -4,7 +4,6 @@ import type { Kernel } from "../../src/kernel/core/core";
 import { OP_RUN, OP_WAIT, OP_WAKE, type Op } from "../../src/kernel/ops";
 import type { TaskApi } from "../../src/kernel/sched";
 import {
-  CpuFifo,
   Messaging,
   newFd,
   ReceiverProgram,
@@ -105,23 +104,4 @@ test("hackbench receiver: a read down to a quarter of sk_sndbuf wakes every slee
   assert.equal((reap.value as Op).sync, true);
   assert.equal(kindOf(r.next()), "done");
   assert.equal(sh.received, 2);
-});
-
-test("CpuFifo: first in, first out across wrap-arounds and growth past its first ring", () => {
-  const q = new CpuFifo();
-  const model: number[] = [];
-  let next = 0;
-  // uneven pushes and shifts move the head round the ring before each doubling
-  for (let round = 0; round < 40; round++) {
-    for (let i = 0; i < 7 + (round % 5) * 9; i++) {
-      q.push(next);
-      model.push(next++);
-    }
-    for (let i = 0; i < 5 + (round % 3) * 11 && model.length > 0; i++)
-      assert.equal(q.shift(), model.shift());
-    assert.equal(q.length, model.length);
-  }
-  assert.ok(model.length > 64, "the queue outgrew its first 64-entry ring");
-  while (model.length > 0) assert.equal(q.shift(), model.shift());
-  assert.equal(q.length, 0);
 });
