@@ -557,8 +557,9 @@ export interface SchedClass {
   /**
    * check_preempt_curr (wakeup_preempt since v6.6): should the newly runnable p preempt rq->curr?
    * Callers: ttwu_do_activate, wake_up_new_task, move_queued_task, sched_setscheduler.
+   * `wakeFlags`: WF_FORK from wake_up_new_task, else 0 here.
    */
-  checkPreemptCurr(rq: Rq, p: Task): void;
+  checkPreemptCurr(rq: Rq, p: Task, wakeFlags?: number): void;
   /** pick_next_task: this class's next task, or null. Caller: __schedule via for_each_class. */
   pickNextTask(rq: Rq): Task | null;
   /** put_prev_task: the running p stops running. Callers: __schedule, sched_setscheduler, hotplug. */

@@ -104,8 +104,11 @@ export interface SchedCore {
   activateTask(rq: Rq, p: Task, flags: number): void;
   /** deactivate_task. */
   deactivateTask(rq: Rq, p: Task, flags: number): void;
-  /** check_preempt_curr (wakeup_preempt in 6.x) of a wakeup or new task; counts wakeup preemptions. */
-  checkPreemptCurr(rq: Rq, p: Task): void;
+  /**
+   * check_preempt_curr (wakeup_preempt in 6.x) of a wakeup or new task; counts wakeup
+   * preemptions. `wakeFlags` as the kernel passes them (WF_FORK from wake_up_new_task).
+   */
+  checkPreemptCurr(rq: Rq, p: Task, wakeFlags?: number): void;
   /** set_task_cpu: change task_cpu(p), counting the migration. */
   setTaskCpu(p: Task, cpu: number, reason: MigrationReason): void;
   /** Moves a queued, not running task between runqueues (detach_task + attach_task). */

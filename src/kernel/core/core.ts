@@ -288,8 +288,8 @@ export class Kernel implements SchedCore {
   }
 
   /** check_preempt_curr of a wakeup: the wakee's class decides; counts wakeup preemptions. */
-  checkPreemptCurr(rq: Rq, p: Task): void {
-    checkPreemptWakeup(this, rq, p);
+  checkPreemptCurr(rq: Rq, p: Task, wakeFlags = 0): void {
+    checkPreemptWakeup(this, rq, p, wakeFlags);
   }
 
   /** set_task_cpu: migrate_task_rq (vruntime), task_cpu(p) = cpu, count; p dequeued or waking. */

@@ -22,9 +22,9 @@ export function countSwitch(c: SchedCounters, prev: Task, voluntary: boolean): v
  * check_preempt_curr (wakeup_preempt in 6.x) of a wakeup or a new task, counting the wakeups
  * that set need_resched on a running task that did not already have it set.
  */
-export function checkPreemptWakeup(k: SchedCore, rq: Rq, p: Task): void {
+export function checkPreemptWakeup(k: SchedCore, rq: Rq, p: Task, wakeFlags = 0): void {
   const curr = rq.curr;
   const already = rq.needResched;
-  k.classFor(p).checkPreemptCurr(rq, p);
+  k.classFor(p).checkPreemptCurr(rq, p, wakeFlags);
   if (curr !== null && curr !== p && !already && rq.needResched) k.counters.wakeupPreemptions++;
 }

@@ -351,7 +351,7 @@ export function wakeUpNewTask(k: SchedCore, p: Task, cpu?: number): void {
       prio: p.prio,
       targetCpu: target,
     });
-  k.checkPreemptCurr(rq, p);
+  k.checkPreemptCurr(rq, p, WF_FORK); // wake_up_new_task: wakeup_preempt(rq, p, WF_FORK)
   k.classFor(p).taskWoken?.(rq, p);
 }
 

@@ -24,11 +24,12 @@
 // and the pick is the earliest deadline within that prefix (walked until the first ineligible
 // entity); runqueues are short, and the walk stops early.
 import type { SchedCore } from "../core/api";
-import type { CfsRq, Task } from "../sched";
+import { type CfsRq, type Task, WF_FORK } from "../sched";
 import { calcDeltaFair, clearBuddies, type FairPolicy } from "./fair";
 import { eraAtLeastFn } from "../features";
 
 const atLeast617 = eraAtLeastFn("6.17");
+const atLeast619 = eraAtLeastFn("6.19");
 
 /** sysctl_sched_base_slice as scaled by update_sysctl (0.75 ms x (1 + ilog2(min(ncpus, 8)))). */
 function baseSlice(k: SchedCore): number {
@@ -247,17 +248,23 @@ export const EEVDF_POLICY: FairPolicy = {
     // entity_tick() only runs update_curr(); update_deadline() rescheduled if the slice ran out
     return false;
   },
-  wakeupPreempt(k, curr, p) {
+  wakeupPreempt(k, curr, p, wakeFlags = 0) {
     // check_preempt_wakeup_fair() after update_curr(): a delayed wakee (a migrated sleeper)
-    // never preempts; PREEMPT_SHORT compares a shorter-slice wakee without curr's protection
+    // never preempts; PREEMPT_SHORT compares a shorter-slice wakee without curr's protection.
+    // v6.19 (e837456fdca8, "Reimplement NEXT_BUDDY to align with EEVDF goals"): unless it is
+    // shorter, a new task (WF_FORK) does not preempt either
     if (p.se.schedDelayed) return false;
     const cfs = k.rqs[curr.cpu].cfs;
     const short = k.features.PREEMPT_SHORT && p.se.slice < curr.se.slice;
+    if (!short && wakeFlags & WF_FORK && atLeast619(k.era)) return false;
     if (pickEevdf(k, cfs, !short) === p) {
       if (short && protectSlice(curr)) curr.se.vprot = curr.se.vruntime; // cancel_protect_slice
       return true;
     }
-    if (k.features.RUN_TO_PARITY) updateProtectSlice(cfs, curr);
+    // update_protect_slice() when p does not preempt: v6.17 (052c3d87c82e) for a shorter wakee
+    // only, v6.19 (e837456fdca8) for every wakee; v6.6-v6.16 have no such step
+    if (k.features.RUN_TO_PARITY && (atLeast619(k.era) || (atLeast617(k.era) && short)))
+      updateProtectSlice(cfs, curr);
     return false;
   },
   yieldTask(k, _cfs, p) {

@@ -50,8 +50,8 @@ export interface FairPolicy {
   pickNext(k: SchedCore, cfs: CfsRq): Task | null;
   /** check_preempt_tick: should curr give up the CPU at this tick? */
   checkPreemptTick(k: SchedCore, cfs: CfsRq, curr: Task): boolean;
-  /** check_preempt_wakeup: should the woken p preempt curr? */
-  wakeupPreempt(k: SchedCore, curr: Task, p: Task): boolean;
+  /** check_preempt_wakeup: should the woken p preempt curr? (`wakeFlags`: WF_FORK for a new task) */
+  wakeupPreempt(k: SchedCore, curr: Task, p: Task, wakeFlags?: number): boolean;
 }
 
 /** Scaled CFS timing (sysctl values times 1 + ilog2(ncpus), per era). */
@@ -518,7 +518,7 @@ export class FairClass implements SchedClass {
   }
 
   /** check_preempt_wakeup */
-  checkPreemptCurr(rq: Rq, p: Task): void {
+  checkPreemptCurr(rq: Rq, p: Task, wakeFlags = 0): void {
     const curr = rq.curr;
     if (!curr) {
       this.k.reschedCurr(rq);
@@ -535,7 +535,7 @@ export class FairClass implements SchedClass {
     }
     if (p.policy !== "normal") return;
     this.updateCurr(rq);
-    if (this.policy.wakeupPreempt(this.k, curr, p)) {
+    if (this.policy.wakeupPreempt(this.k, curr, p, wakeFlags)) {
       markBuddies(this.k, rq.cfs, curr, p, true, this.eraFacts);
       this.k.reschedCurr(rq);
     }

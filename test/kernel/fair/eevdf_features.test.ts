@@ -11,7 +11,7 @@ import {
   entityEligible,
   setCustomSlice,
 } from "../../../src/kernel/fair/eevdf";
-import { type Task, TASK_INTERRUPTIBLE } from "../../../src/kernel/sched";
+import { type Task, TASK_INTERRUPTIBLE, WF_FORK } from "../../../src/kernel/sched";
 import { cfsOf, entity, fakeCore, forever } from "./eevdf_fixtures";
 import type { SchedCore } from "../../../src/kernel/core/api";
 import { buildKernel, call, type Kernel, patch, preset, run, wait, wake } from "../../../src/index";
@@ -214,6 +214,55 @@ test("PREEMPT_SHORT: a shorter-slice wakee with an earlier deadline preempts a p
   s = setup();
   s.wakee.se.deadline = 5_000_000;
   assert.equal(EEVDF_POLICY.wakeupPreempt(core({}, s.cfs), s.curr, s.wakee), false);
+});
+
+test("v6.19: a new task (WF_FORK) that is the EEVDF pick does not preempt its parent, unless its slice is shorter; v6.6 lets it", () => {
+  const setup = () => {
+    const curr = entity(1, 1_000_000, 1024, 4_000_000);
+    curr.cpu = 0;
+    curr.se.vprot = curr.se.vruntime; // past its protection: only the pick decides
+    const child = entity(2, 1_000_000, 1024, 2_000_000); // eligible, earliest deadline
+    return { curr, child, cfs: cfsOf([child], curr) };
+  };
+  let s = setup();
+  assert.equal(
+    EEVDF_POLICY.wakeupPreempt(core({}, s.cfs), s.curr, s.child, 0),
+    true,
+    "a wakeup preempts",
+  );
+  s = setup();
+  assert.equal(EEVDF_POLICY.wakeupPreempt(core({}, s.cfs), s.curr, s.child, WF_FORK), false);
+  s = setup();
+  assert.equal(
+    EEVDF_POLICY.wakeupPreempt(core({}, s.cfs, "6.6"), s.curr, s.child, WF_FORK),
+    true,
+    "before e837456fdca8 a forked child went through the pick like any wakee",
+  );
+  s = setup();
+  s.child.se.slice = 300_000; // PREEMPT_SHORT is checked before the WF_FORK return
+  assert.equal(EEVDF_POLICY.wakeupPreempt(core({}, s.cfs), s.curr, s.child, WF_FORK), true);
+});
+
+test("update_protect_slice after a wakee that does not preempt: v6.19 for every wakee, v6.6 never", () => {
+  const setup = () => {
+    const curr = entity(1, 1_000_000, 1024, 4_000_000);
+    curr.cpu = 0;
+    curr.se.vprot = curr.se.deadline;
+    const wakee = entity(2, 1_000_000, 1024, 5_000_000); // later deadline: no preemption
+    const short = entity(3, 2_000_000, 1024, 2_500_000);
+    short.se.slice = 500_000; // the shortest slice queued
+    return { curr, wakee, cfs: cfsOf([wakee, short], curr) };
+  };
+  let s = setup();
+  assert.equal(EEVDF_POLICY.wakeupPreempt(core({}, s.cfs), s.curr, s.wakee, 0), false);
+  assert.equal(
+    s.curr.se.vprot,
+    s.curr.se.vruntime + 500_000,
+    "6.19: shortened to the shortest slice",
+  );
+  s = setup();
+  assert.equal(EEVDF_POLICY.wakeupPreempt(core({}, s.cfs, "6.6"), s.curr, s.wakee, 0), false);
+  assert.equal(s.curr.se.vprot, s.curr.se.deadline, "6.6 has no update_protect_slice");
 });
 
 test("RUN_TO_PARITY protects curr only up to the shortest slice queued beside it, and update_curr reschedules past it", () => {
