@@ -389,13 +389,6 @@ export class ReceiverProgram extends MessagingTask {
     super(api, sh, idx);
   }
 
-  /** Dequeues the oldest message: the CPU that wrote it. */
-  private take(): number {
-    const f = this.f;
-    const from = f.queue.shift();
-    return from;
-  }
-
   protected body(): Op | null {
     const sh = this.sh;
     const c = sh.cfg;
@@ -413,7 +406,7 @@ export class ReceiverProgram extends MessagingTask {
             f.readerWaiting = true;
             return this.sleepOp;
           }
-          const from = this.take();
+          const from = f.queue.shift(); // the oldest message's writer CPU
           const cpu = this.api.cpu();
           this.work.ns =
             sh.costs.syscallNs +
@@ -435,7 +428,7 @@ export class ReceiverProgram extends MessagingTask {
             if (op !== null) return op;
             continue;
           }
-          const from = this.take();
+          const from = f.queue.shift(); // the oldest message's writer CPU
           const cpu = this.api.cpu();
           this.st = RECV_COPIED;
           return this.copy(
