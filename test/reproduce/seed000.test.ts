@@ -32,7 +32,7 @@ test("000: before the patch active balances at a steady rate, after it none; the
 });
 
 test("000: post/pre throughput 1.6 to 2.6 (published 2.09)", {
-  todo: "the model misses: ratio ~1.09 at the full profile (pre 54.3, post 58.9 Gbit/s); with the v4.8 PELT the pair shares an L2 89% of the time before the patch, because the sync wakeup that ends a split (wake_affine's runnable_load_avg residue not positive) comes sooner; see docs/experiments/000.md",
+  todo: "the model misses: ratio ~1.09 at the full profile (pre 53.2, post 57.8 Gbit/s); with the v4.8 PELT the pair shares an L2 89% of the time before the patch, because the sync wakeup that ends a split (wake_affine's runnable_load_avg residue not positive) comes sooner; see docs/experiments/000.md",
 }, () => {
   const ratio = sim(x5472.rows, "throughput_ratio", "post");
   assert.ok(ratio >= 1.6 && ratio <= 2.6, `ratio ${ratio}`);

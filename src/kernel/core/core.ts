@@ -1,7 +1,6 @@
-// kernel/sched/core.c: runqueues, activate/deactivate, schedule() and the context switch, the
-// scheduler tick and resched IPIs. Core reaches a class only through its struct sched_class ops
-// (sched.ts). Wakeups live in ttwu.ts, the execution of task programs in exec.ts, the event loop
-// in events.ts.
+// kernel/sched/core.c: runqueues, activate/deactivate, schedule(), the context switch, the tick
+// and resched IPIs. Classes are reached only through their sched_class ops (sched.ts); wakeups
+// are in ttwu.ts, task programs in exec.ts, the event loop in events.ts.
 import {
   type CfsTiming,
   DEQUEUE_SLEEP,
@@ -413,8 +412,10 @@ export class Kernel implements SchedCore {
     if (prev && rq.nrRunning === 0) for (const h of this.newIdleHooks) h(rq);
     const next = this.pickNextTask(rq);
     if (next !== prev) this.contextSwitch(rq, prev, next, blocked);
-    // finish_lock_switch drops the lock after switch_to. The RT push balance_callback runs after
-    // it up to 5.6 (post_schedule retakes the lock), before it from 5.11 (__balance_callbacks).
+    // finish_lock_switch drops the lock after switch_to, a switch to idle included (a remote
+    // waker spins until then). The RT push balance_callback runs after it up to 5.6
+    // (post_schedule retakes the lock), before it from 5.11 (__balance_callbacks).
+    if (next === null && prev && rq.switchDoneAt > rq.lockFreeAt) rq.lockFreeAt = rq.switchDoneAt;
     const callbacksLocked = this.callbacksLocked;
     if (!callbacksLocked) unlockRq(this, rq);
     this.rt.postSchedule(rq);
