@@ -412,9 +412,8 @@ export class Kernel implements SchedCore {
     if (prev && rq.nrRunning === 0) for (const h of this.newIdleHooks) h(rq);
     const next = this.pickNextTask(rq);
     if (next !== prev) this.contextSwitch(rq, prev, next, blocked);
-    // finish_lock_switch drops the lock after switch_to, to idle too (remote wakers spin). The RT
-    // push callback runs after it up to 5.6 (post_schedule), from 5.11 before (__balance_callbacks).
-    if (next === null && prev && rq.switchDoneAt > rq.lockFreeAt) rq.lockFreeAt = rq.switchDoneAt;
+    // finish_lock_switch drops the lock after switch_to. The RT push balance_callback runs after
+    // it up to 5.6 (post_schedule retakes the lock), before it from 5.11 (__balance_callbacks).
     const callbacksLocked = this.callbacksLocked;
     if (!callbacksLocked) unlockRq(this, rq);
     this.rt.postSchedule(rq);
@@ -479,6 +478,7 @@ export class Kernel implements SchedCore {
       this.chargeCacheRefill(rq, next);
       if (!prev) startTick(this, rq);
     } else {
+      rq.lockFreeAt = Math.max(rq.lockFreeAt, rq.switchDoneAt); // switch_to idle, under the lock
       rq.idleSince = now;
       rq.idleStamp = newidleIdleStamp(this, rq); // newidle_balance's stamp (avg_idle.ts)
       cpuidleIdleCall(this, rq); // select a state, stop the tick or keep it (idle_call.ts)
