@@ -36,6 +36,12 @@ import { call, wait } from "../ops";
 import { TASK_INTERRUPTIBLE } from "../sched";
 import { lockRq, tryToWakeUp, unlockRq } from "../core/ttwu";
 import { newidleSkipsForWakelist } from "../core/avg_idle";
+import {
+  NOHZ_BALANCE_KICK,
+  NOHZ_KICK_MASK,
+  NOHZ_STATS_KICK,
+  NohzBlockedLoad,
+} from "./nohz_blocked";
 import "./lb/load_balance";
 import { LbScanCosts, NewidleCost } from "./lb_cost";
 import { SchedBalanceRunning } from "./lb_serialize";
@@ -45,11 +51,10 @@ const atLeast619 = eraAtLeastFn("6.19");
 const atLeast47 = eraAtLeastFn("4.7");
 const atLeast316 = eraAtLeastFn("3.16");
 
-/** A jiffy in ns. */
 /**
  * update_blocked_averages(cpu) (fair.c v4.8, at the start of rebalance_domains and of
  * idle_balance): the balancing CPU's cfs_rq averages decayed to now; other CPUs' are read as
- * their last update left them.
+ * their last update left them. The 5.x eras go through NohzBlockedLoad (nohz_blocked.ts).
  */
 function updateBlockedAverages(k: SchedCore, rq: Rq): void {
   updateCfsRqLoadAvgOf(k.era)(rqClockPeltOf(k, rq), rq.cfs, peltScaleCpu(k, rq));
@@ -74,7 +79,10 @@ function jiffyNs(k: SchedCore): number {
 export class FairBalancer {
   /** nohz.next_balance (ns). */
   private nohzNextBalance = 0;
-  private ilbPending = false;
+  /** nohz_flags of the kicked idle load balancer (0: no kick pending). */
+  private ilbFlags = 0;
+  /** v4.17+ blocked load of idle CPUs (the model's 5.x eras); null before. */
+  private readonly nohzBlocked: NohzBlockedLoad | null;
   private readonly maxInterval: number;
   private readonly hz: number;
   private readonly scanCosts: LbScanCosts;
@@ -97,11 +105,12 @@ export class FairBalancer {
     this.serializeEarly = k.features.LB_SERIALIZE && !atLeast619(k.era);
     k.tickHooks.push((rq) => this.onTick(rq));
     k.newIdleHooks.push((rq) => this.idleBalance(rq));
-    this.blockedAverages = ERA_TRAITS[k.era].pelt && ERA_TRAITS[k.era].family === "4.x";
+    this.blockedAverages = ERA_TRAITS[k.era].pelt && ERA_TRAITS[k.era].family !== "2.6";
+    this.nohzBlocked = ERA_TRAITS[k.era].family === "5.x" ? new NohzBlockedLoad(k, this.hz) : null;
     this.cpuLoad47 = atLeast47(k.era);
     if (ERA_TRAITS[k.era].family === "4.x") this.hookNohzCpuLoad();
   }
-  /** 4.x: the balancer reads stored averages, refreshed here (update_blocked_averages). */
+  /** 4.x and 5.x: the balancer reads stored averages, refreshed here (update_blocked_averages). */
   private readonly blockedAverages: boolean;
   /**
    * cpu_load[] updates of v4.7+ (cpu_load_update*, whose catch-up carries the tickless load in
@@ -149,7 +158,7 @@ export class FairBalancer {
   rebalanceDomains(rq: Rq, idle: CpuIdleType): void {
     const k = this.k;
     const cpu = rq.cpu;
-    if (this.blockedAverages) updateBlockedAverages(k, rq);
+    if (this.blockedAverages) this.updateBlockedAverages(rq);
     const jiffy = jiffyNs(k);
     let nextBalance = k.now + 60 * this.hz * jiffy;
     let continueBalancing = true;
@@ -207,6 +216,12 @@ export class FairBalancer {
     rq.nextBalance = nextBalance;
   }
 
+  /** update_blocked_averages(rq->cpu), through the 5.x eras' blocked-load state when there. */
+  private updateBlockedAverages(rq: Rq): void {
+    if (this.nohzBlocked) this.nohzBlocked.updateBlockedAverages(rq);
+    else updateBlockedAverages(this.k, rq);
+  }
+
   /** The CPU running the pass: k.thisCpu (the NOHZ idle balancer), else rq's own. */
   private balancingCpu(rq: Rq): number {
     return this.k.thisCpu >= 0 ? this.k.thisCpu : rq.cpu;
@@ -249,6 +264,11 @@ export class FairBalancer {
             return held;
           }
         : null;
+    // LBF_NOHZ_STATS (before v5.13): a newidle pass updates the blocked load of the idle CPUs
+    // it reads (update_sg_lb_stats: update_nohz_stats(rq, false)) while nohz.has_blocked is set
+    const nb = this.nohzBlocked;
+    const nohzStats = idle === "CPU_NEWLY_IDLE" && nb !== null && nb.before513 && nb.hasBlocked;
+    let nohzAgain = false;
     const env = createLbEnv({
       era: k.era,
       features: k.features,
@@ -257,7 +277,12 @@ export class FairBalancer {
       dstCpu: rq.cpu,
       idle,
       now: k.now,
-      rq: (c) => k.lbRq(c),
+      rq: nohzStats
+        ? (c) => {
+            if (nb.updateNohzStats(k.rqs[c], false)) nohzAgain = true;
+            return k.lbRq(c);
+          }
+        : (c) => k.lbRq(c),
       sdLlcSize: k.domains.sdLlcSize[rq.cpu],
       activeCpus: active,
       hooks: k.hooks,
@@ -265,6 +290,7 @@ export class FairBalancer {
       serialize,
     });
     const res = loadBalance(env);
+    if (nohzAgain) nb?.newidlePassLeftBlocked(sd.span); // LBF_NOHZ_AGAIN
     // should_we_balance, and a held sched_balance_running, return before update_sd_lb_stats.
     const stopped = res.decision.balanced ? res.decision.reason : null;
     if (stopped === "sched_balance_running") bump(k.counters.other, "newidle_serialize_busy");
@@ -388,13 +414,13 @@ export class FairBalancer {
       // Skip when nothing anywhere is overloaded, or the CPU tends to idle only briefly: up to
       // v5.15 avg_idle < sysctl_sched_migration_cost; v5.16+ (c5b0a7eefc70, LB_NEWIDLE_COST)
       // avg_idle < the lowest domain's max_newidle_lb_cost.
-      if (k.nrOverloaded === 0) return;
+      if (k.nrOverloaded === 0) return this.nohzNewidleBalance(rq);
       const gate = k.features.LB_NEWIDLE_COST
         ? (k.domains.domains[rq.cpu][0]?.maxNewidleLbCost ?? 0)
         : k.tunables.sched_migration_cost_ns;
-      if (rq.avgIdle < gate) return;
+      if (rq.avgIdle < gate) return this.nohzNewidleBalance(rq);
     }
-    if (this.blockedAverages) updateBlockedAverages(k, rq);
+    if (this.blockedAverages) this.updateBlockedAverages(rq);
     let nextBalance = k.now + this.hz * jiffy;
     const jiffies = jiffiesAt(k.now, this.hz);
     // curr_cost: the pass times measured so far, as sched_clock_cpu before and after each
@@ -439,6 +465,10 @@ export class FairBalancer {
     }
     // rq->max_idle_balance_cost follows the longest newidle balance (v3.13+).
     if (modern && currCost > rq.maxIdleBalanceCost) rq.maxIdleBalanceCost = currCost;
+    // v5.13+: a pass that pulled nothing asks for the blocked-load update (before, only the
+    // early exits above did)
+    if (rq.nrRunning === 0 && this.nohzBlocked && !this.nohzBlocked.before513)
+      this.nohzNewidleBalance(rq);
     if (rq.nrRunning === 0 && nextBalance > rq.nextBalance) return;
     rq.nextBalance = Math.min(rq.nextBalance, nextBalance);
   }
@@ -454,47 +484,91 @@ export class FairBalancer {
   private nohzBalancerKick(rq: Rq): void {
     const k = this.k;
     // "if (unlikely(rq->idle_balance)) return;": an idle CPU's own tick (v4.17+) kicks nobody
-    if (this.ilbPending || k.now < this.nohzNextBalance || rq.isIdle()) return;
+    if (rq.isIdle()) return;
     const ilb = k.rqs.find(inNohzIdleMask);
-    if (!ilb) return;
+    if (!ilb) return; // nohz.nr_cpus == 0
+    // v4.17+: idle CPUs' blocked load to decay (nohz.has_blocked, nohz.next_blocked passed)
+    let flags = this.nohzBlocked?.statsKickDue() ? NOHZ_STATS_KICK : 0;
+    if (k.now >= this.nohzNextBalance && this.balanceKickWanted(rq)) flags = NOHZ_KICK_MASK;
+    if (flags !== 0) this.kickIlb(ilb, flags);
+  }
+
+  /** The tests after nohz.next_balance: this CPU has work to give. */
+  private balanceKickWanted(rq: Rq): boolean {
+    const k = this.k;
     const asym = rq.nrRunning < 2 ? nohzMisfitKick(k, rq) : null; // misfit.ts
-    if (asym === "skip") return;
+    if (asym === "skip") return false;
     if (ERA_TRAITS[k.era].family !== "2.6" && rq.nrRunning < 2 && asym !== "kick") {
       const llc = k.domains.sdLlc[rq.cpu];
       const busy =
         llc && llc.flags & SD_SHARE_PKG_RESOURCES
           ? llc.span.filter((c) => !inNohzIdleMask(k.rqs[c])).length // nr_busy_cpus
           : 1;
-      if (busy <= 1) return;
+      if (busy <= 1) return false;
     }
-    this.ilbPending = true;
-    bump(k.counters.other, "nohz_kick");
-    k.sendIpi(ilb, () => this.nohzIdleBalance(ilb));
+    return true;
   }
 
-  /** nohz_idle_balance: run rebalance_domains(CPU_IDLE) for every idle CPU that is due. */
-  private nohzIdleBalance(ilb: Rq): void {
+  /**
+   * kick_ilb(flags): the flags join those of a kick still pending (one IPI per kick), else an
+   * IPI to the idle load balancer starts the pass.
+   */
+  private kickIlb(ilb: Rq, flags: number): void {
     const k = this.k;
-    this.ilbPending = false;
+    const pending = this.ilbFlags;
+    this.ilbFlags |= flags;
+    if (pending !== 0) return;
+    bump(k.counters.other, flags & NOHZ_BALANCE_KICK ? "nohz_kick" : "nohz_stats_kick");
+    k.sendIpi(ilb, () => {
+      const f = this.ilbFlags;
+      this.ilbFlags = 0;
+      this.nohzIdleBalance(ilb, f);
+    });
+  }
+
+  /**
+   * _nohz_idle_balance(ilb, flags): for every idle CPU of the mask, its blocked load with
+   * NOHZ_STATS_KICK (v4.17+, nohz_blocked.ts), then rebalance_domains(CPU_IDLE) if it is due
+   * and NOHZ_BALANCE_KICK is set; nohz.next_balance follows the earliest next_balance seen.
+   */
+  private nohzIdleBalance(ilb: Rq, flags: number): void {
+    const k = this.k;
+    const balance = (rq: Rq): void => {
+      if (!(flags & NOHZ_BALANCE_KICK) || k.now < rq.nextBalance) return;
+      // v3.19 update_idle_cpu_load / v4.8 cpu_load_update_idle, for a due CPU other than the
+      // balancer itself, with weighted_cpuload (cfs.runnable_load_avg in both)
+      if (ERA_TRAITS[k.era].family === "4.x" && rq !== ilb)
+        (this.cpuLoad47 ? cpuLoadUpdateIdle : updateIdleCpuLoad319)(
+          rq,
+          weightedCpuload(k.lbRq(rq.cpu), k.era),
+          jiffiesAt(k.now, this.hz),
+        );
+      const prev = k.thisCpu;
+      k.thisCpu = ilb.cpu;
+      this.rebalanceDomains(rq, "CPU_IDLE");
+      k.thisCpu = prev;
+    };
+    const stats = flags & NOHZ_STATS_KICK ? this.nohzBlocked : null;
+    stats?.statsPassBegin();
+    let blocked = false;
     let next = Infinity;
     for (const rq of k.rqs) {
-      if (!inNohzIdleMask(rq)) continue;
-      if (k.now >= rq.nextBalance) {
-        // v3.19 update_idle_cpu_load / v4.8 cpu_load_update_idle, for a due CPU other than the
-        // balancer itself, with weighted_cpuload (cfs.runnable_load_avg in both)
-        if (ERA_TRAITS[k.era].family === "4.x" && rq !== ilb)
-          (this.cpuLoad47 ? cpuLoadUpdateIdle : updateIdleCpuLoad319)(
-            rq,
-            weightedCpuload(k.lbRq(rq.cpu), k.era),
-            jiffiesAt(k.now, this.hz),
-          );
-        const prev = k.thisCpu;
-        k.thisCpu = ilb.cpu;
-        this.rebalanceDomains(rq, "CPU_IDLE");
-        k.thisCpu = prev;
-      }
+      if (!inNohzIdleMask(rq)) continue; // tested as the pass reaches it: moves change it
+      if (stats?.updateNohzStats(rq, stats.before513)) blocked = true;
+      balance(rq);
       next = Math.min(next, rq.nextBalance);
     }
+    stats?.statsPassEnd(blocked);
     this.nohzNextBalance = next === Infinity ? k.now + jiffyNs(k) : next;
+  }
+
+  /**
+   * nohz_newidle_balance (5.x eras): a CPU going idle without a pull updates the blocked load of
+   * the idle CPUs itself when a statistics pass is due (nohz_blocked.ts says when, per era).
+   */
+  private nohzNewidleBalance(rq: Rq): void {
+    if (!this.nohzBlocked?.newidleStatsDue(rq)) return;
+    bump(this.k.counters.other, "nohz_newidle_stats");
+    this.nohzIdleBalance(rq, NOHZ_STATS_KICK);
   }
 }

@@ -4,8 +4,6 @@ import type { SchedCore } from "../../core/api";
 import type { Rq } from "../../sched";
 import type { Task } from "../../sched";
 import type { LbRq, LbTask } from "./types";
-import { updateCfsRqLoadAvg } from "../pelt";
-import { peltScaleCpu, rqClockPeltOf } from "../pelt_clock";
 import { rqLoadWeight2629 } from "../cpu_load";
 import { ERA_TRAITS, eraAtLeastFn } from "../../features";
 
@@ -64,13 +62,7 @@ export class RqView implements LbRq {
   constructor(
     readonly rq: Rq,
     private readonly k: SchedCore,
-  ) {
-    this.pelt = ERA_TRAITS[k.era].pelt;
-    this.storedAvg = ERA_TRAITS[k.era].family === "4.x";
-  }
-  private readonly pelt: boolean;
-  /** 4.x reads cfs_rq->avg as last updated (cpu_util); update_blocked_averages runs in balance.ts. */
-  private readonly storedAvg: boolean;
+  ) {}
   get cpu(): number {
     return this.rq.cpu;
   }
@@ -97,14 +89,17 @@ export class RqView implements LbRq {
   get cpuLoad(): readonly number[] {
     return this.rq.cpuLoad;
   }
+  // cfs_rq->avg as last updated (cpu_load, cpu_util, cpu_runnable), as the kernel reads another
+  // CPU's; idle CPUs' blocked load decays through update_blocked_averages (balance.ts,
+  // nohz_blocked.ts). 2.6.29 has no PELT and reads none of these.
   get cfsLoadAvg(): number {
-    return this.freshAvg().loadAvg;
+    return this.rq.cfs.avg.loadAvg;
   }
   get cfsUtilAvg(): number {
-    return this.freshAvg().utilAvg;
+    return this.rq.cfs.avg.utilAvg;
   }
   get cfsRunnableAvg(): number {
-    return this.freshAvg().runnableAvg;
+    return this.rq.cfs.avg.runnableAvg;
   }
   get cpuCapacity(): number {
     return this.rq.cpuCapacity;
@@ -128,16 +123,5 @@ export class RqView implements LbRq {
   }
   get cfsTasks(): readonly LbTask[] {
     return this.rq.cfs.tasks.map((p) => this.k.lbTask(p));
-  }
-
-  /** The cfs_rq averages decayed to now (update_blocked_averages before balancing). */
-  private freshAvg() {
-    const cfs = this.rq.cfs;
-    if (this.pelt && !this.storedAvg) {
-      const now = rqClockPeltOf(this.k, this.rq);
-      if (cfs.avg.lastUpdateTime !== now)
-        updateCfsRqLoadAvg(now, cfs, peltScaleCpu(this.k, this.rq));
-    }
-    return cfs.avg;
   }
 }
