@@ -205,7 +205,7 @@ export interface SleepersParams {
  * ```
  * Prints:
  * ```text
- * 1580 cycles/s
+ * 1610 cycles/s
  * ```
  */
 export function sleepers(params: SleepersParams): Workload {

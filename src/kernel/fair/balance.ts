@@ -39,6 +39,7 @@ import { newidleSkipsForWakelist } from "../core/avg_idle";
 import {
   NOHZ_BALANCE_KICK,
   NOHZ_KICK_MASK,
+  NOHZ_NEXT_KICK,
   NOHZ_STATS_KICK,
   NohzBlockedLoad,
 } from "./nohz_blocked";
@@ -50,6 +51,7 @@ import { NewidleRatio } from "./newidle_ratio";
 const atLeast619 = eraAtLeastFn("6.19");
 const atLeast47 = eraAtLeastFn("4.7");
 const atLeast316 = eraAtLeastFn("3.16");
+const atLeast516 = eraAtLeastFn("5.16");
 
 /**
  * update_blocked_averages(cpu) (fair.c v4.8, at the start of rebalance_domains and of
@@ -83,6 +85,11 @@ export class FairBalancer {
   private ilbFlags = 0;
   /** v4.17+ blocked load of idle CPUs (the model's 5.x eras); null before. */
   private readonly nohzBlocked: NohzBlockedLoad | null;
+  /**
+   * nohz.needs_update (v5.16+, 7fd7a9e0caba): a CPU entered NOHZ idle since nohz.next_balance
+   * was last computed, so the next kick carries NOHZ_NEXT_KICK.
+   */
+  private nohzNeedsUpdate = false;
   private readonly maxInterval: number;
   private readonly hz: number;
   private readonly scanCosts: LbScanCosts;
@@ -107,6 +114,10 @@ export class FairBalancer {
     k.newIdleHooks.push((rq) => this.idleBalance(rq));
     this.blockedAverages = ERA_TRAITS[k.era].pelt && ERA_TRAITS[k.era].family !== "2.6";
     this.nohzBlocked = ERA_TRAITS[k.era].family === "5.x" ? new NohzBlockedLoad(k, this.hz) : null;
+    if (atLeast516(k.era))
+      k.tickStopHooks.push(() => {
+        this.nohzNeedsUpdate = true; // nohz_balance_enter_idle
+      });
     this.cpuLoad47 = atLeast47(k.era);
     if (ERA_TRAITS[k.era].family === "4.x") this.hookNohzCpuLoad();
   }
@@ -490,6 +501,7 @@ export class FairBalancer {
     // v4.17+: idle CPUs' blocked load to decay (nohz.has_blocked, nohz.next_blocked passed)
     let flags = this.nohzBlocked?.statsKickDue() ? NOHZ_STATS_KICK : 0;
     if (k.now >= this.nohzNextBalance && this.balanceKickWanted(rq)) flags = NOHZ_KICK_MASK;
+    if (this.nohzNeedsUpdate) flags |= NOHZ_NEXT_KICK; // v5.16+
     if (flags !== 0) this.kickIlb(ilb, flags);
   }
 
@@ -518,7 +530,13 @@ export class FairBalancer {
     const pending = this.ilbFlags;
     this.ilbFlags |= flags;
     if (pending !== 0) return;
-    bump(k.counters.other, flags & NOHZ_BALANCE_KICK ? "nohz_kick" : "nohz_stats_kick");
+    const kind =
+      flags & NOHZ_BALANCE_KICK
+        ? "nohz_kick"
+        : flags & NOHZ_STATS_KICK
+          ? "nohz_stats_kick"
+          : "nohz_next_kick";
+    bump(k.counters.other, kind);
     k.sendIpi(ilb, () => {
       const f = this.ilbFlags;
       this.ilbFlags = 0;
@@ -533,6 +551,7 @@ export class FairBalancer {
    */
   private nohzIdleBalance(ilb: Rq, flags: number): void {
     const k = this.k;
+    if (flags & NOHZ_NEXT_KICK) this.nohzNeedsUpdate = false;
     const balance = (rq: Rq): void => {
       if (!(flags & NOHZ_BALANCE_KICK) || k.now < rq.nextBalance) return;
       // v3.19 update_idle_cpu_load / v4.8 cpu_load_update_idle, for a due CPU other than the

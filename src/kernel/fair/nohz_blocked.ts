@@ -31,11 +31,14 @@ import { updateCfsRqLoadAvgOf } from "./pelt_form";
 /** LOAD_AVG_PERIOD: the PELT half-life, 32 ms; nohz.next_blocked's step. */
 export const LOAD_AVG_PERIOD_MS = 32;
 
-/** nohz_flags bits of a kick (kernel/sched/sched.h). */
+/** nohz_flags bits of a kick (kernel/sched/sched.h): run rebalance_domains. */
 export const NOHZ_BALANCE_KICK = 1;
+/** Update the blocked load of the idle CPUs. */
 export const NOHZ_STATS_KICK = 2;
-/** NOHZ_KICK_MASK: a balance kick updates the statistics too. */
-export const NOHZ_KICK_MASK = NOHZ_BALANCE_KICK | NOHZ_STATS_KICK;
+/** v5.16+ (efd984c481ab): update nohz.next_balance (balance.ts). */
+export const NOHZ_NEXT_KICK = 8;
+/** NOHZ_KICK_MASK: a balance kick updates the statistics (and v5.16+ nohz.next_balance) too. */
+export const NOHZ_KICK_MASK = NOHZ_BALANCE_KICK | NOHZ_STATS_KICK | NOHZ_NEXT_KICK;
 
 const atLeast513 = eraAtLeastFn("5.13");
 
