@@ -1,33 +1,25 @@
 // Driving the load balancer (fair.c): trigger_load_balance at the tick, rebalance_domains with
-// the per-domain intervals, NOHZ idle balancing on behalf of tickless idle CPUs, newly-idle
-// balancing before a CPU goes idle, carrying out the moves load_balance decides, and the
-// stopper that performs active balancing. The decisions themselves are in lb/*.ts.
-import { nohzMisfitKick } from "./misfit";
+// the per-domain intervals, newly-idle balancing before a CPU goes idle, carrying out the moves
+// load_balance decides, and the stopper that performs active balancing. NOHZ idle balancing on
+// behalf of tickless idle CPUs is in nohz_balance.ts; the decisions themselves in lb/*.ts.
 import { ERA_TRAITS, eraAtLeastFn } from "../features";
 import type { SchedCore } from "../core/api";
 import type { Rq } from "../sched";
 import type { SchedDomain } from "../topology/sched_domain";
 import { updateCfsRqLoadAvgOf } from "./pelt_form";
 import { peltScaleCpu, rqClockPeltOf } from "./pelt_clock";
-import {
-  SD_BALANCE_NEWIDLE,
-  SD_LOAD_BALANCE,
-  SD_SERIALIZE,
-  SD_SHARE_PKG_RESOURCES,
-} from "../topology/sched_domain";
+import { SD_BALANCE_NEWIDLE, SD_LOAD_BALANCE, SD_SERIALIZE } from "../topology/sched_domain";
 import { activeLoadBalanceCpuStop, domainSpanning, loadBalance } from "./lb/load_balance";
 import { createLbEnv, jiffiesAt, maxLoadBalanceInterval, msecsToJiffies } from "./lb/common";
 import type { CpuIdleType, LoadBalanceResult } from "./lb/types";
 import {
   cpuLoadUpdateActive,
-  cpuLoadUpdateIdle,
   cpuLoadUpdateNohzStart,
   cpuLoadUpdateNohzStop,
   rqLoadWeight2629,
   updateCpuLoad2629,
   updateCpuLoadActive319,
   updateCpuLoadNohz319,
-  updateIdleCpuLoad319,
   weightedCpuload,
 } from "./cpu_load";
 import { balanceStats, bump } from "../counters";
@@ -36,13 +28,8 @@ import { call, wait } from "../ops";
 import { TASK_INTERRUPTIBLE } from "../sched";
 import { lockRq, tryToWakeUp, unlockRq } from "../core/ttwu";
 import { newidleSkipsForWakelist } from "../core/avg_idle";
-import {
-  NOHZ_BALANCE_KICK,
-  NOHZ_KICK_MASK,
-  NOHZ_NEXT_KICK,
-  NOHZ_STATS_KICK,
-  NohzBlockedLoad,
-} from "./nohz_blocked";
+import { NohzBlockedLoad } from "./nohz_blocked";
+import { NohzIdleBalancer } from "./nohz_balance";
 import "./lb/load_balance";
 import { LbScanCosts, NewidleCost } from "./lb_cost";
 import { SchedBalanceRunning } from "./lb_serialize";
@@ -51,7 +38,6 @@ import { NewidleRatio } from "./newidle_ratio";
 const atLeast619 = eraAtLeastFn("6.19");
 const atLeast47 = eraAtLeastFn("4.7");
 const atLeast316 = eraAtLeastFn("3.16");
-const atLeast516 = eraAtLeastFn("5.16");
 
 /**
  * update_blocked_averages(cpu) (fair.c v4.8, at the start of rebalance_domains and of
@@ -62,34 +48,15 @@ function updateBlockedAverages(k: SchedCore, rq: Rq): void {
   updateCfsRqLoadAvgOf(k.era)(rqClockPeltOf(k, rq), rq.cfs, peltScaleCpu(k, rq));
 }
 
-/**
- * rq->nohz_tick_stopped, membership of nohz.idle_cpus_mask: an online idle CPU whose tick is
- * stopped. nohz_balance_enter_idle runs where the tick stops (tick_nohz_stop_sched_tick up to
- * v4.16, tick_nohz_idle_stop_tick from v4.17; kernel/time/tick-sched.c), so a CPU that idles
- * with its tick (core/idle_call.ts) is neither balanced by the NOHZ idle balancer nor out of
- * its LLC's nr_busy_cpus; up to v4.16 every idle CPU is in the mask. The mask is left at idle
- * exit here, not at the first busy tick (nohz_balance_exit_idle).
- */
-export function inNohzIdleMask(rq: Rq): boolean {
-  return rq.online && !rq.tickRunning && rq.isIdle();
-}
-
 function jiffyNs(k: SchedCore): number {
   return 1e9 / k.tunables.hz;
 }
 
 export class FairBalancer {
-  /** nohz.next_balance (ns). */
-  private nohzNextBalance = 0;
-  /** nohz_flags of the kicked idle load balancer (0: no kick pending). */
-  private ilbFlags = 0;
+  /** NOHZ idle balancing on behalf of the tickless idle CPUs (nohz_balance.ts). */
+  private readonly nohz: NohzIdleBalancer;
   /** v4.17+ blocked load of idle CPUs (the model's 5.x eras); null before. */
   private readonly nohzBlocked: NohzBlockedLoad | null;
-  /**
-   * nohz.needs_update (v5.16+, 7fd7a9e0caba): a CPU entered NOHZ idle since nohz.next_balance
-   * was last computed, so the next kick carries NOHZ_NEXT_KICK.
-   */
-  private nohzNeedsUpdate = false;
   private readonly maxInterval: number;
   private readonly hz: number;
   private readonly scanCosts: LbScanCosts;
@@ -114,11 +81,10 @@ export class FairBalancer {
     k.newIdleHooks.push((rq) => this.idleBalance(rq));
     this.blockedAverages = ERA_TRAITS[k.era].pelt && ERA_TRAITS[k.era].family !== "2.6";
     this.nohzBlocked = ERA_TRAITS[k.era].family === "5.x" ? new NohzBlockedLoad(k, this.hz) : null;
-    if (atLeast516(k.era))
-      k.tickStopHooks.push(() => {
-        this.nohzNeedsUpdate = true; // nohz_balance_enter_idle
-      });
     this.cpuLoad47 = atLeast47(k.era);
+    this.nohz = new NohzIdleBalancer(k, this.hz, this.nohzBlocked, this.cpuLoad47, (rq, idle) =>
+      this.rebalanceDomains(rq, idle),
+    );
     if (ERA_TRAITS[k.era].family === "4.x") this.hookNohzCpuLoad();
   }
   /** 4.x and 5.x: the balancer reads stored averages, refreshed here (update_blocked_averages). */
@@ -162,7 +128,7 @@ export class FairBalancer {
     // trigger_load_balance: SCHED_SOFTIRQ when the rq's next_balance is due.
     if (k.now >= rq.nextBalance)
       this.rebalanceDomains(rq, rq.isIdle() ? "CPU_IDLE" : "CPU_NOT_IDLE");
-    this.nohzBalancerKick(rq);
+    this.nohz.kick(rq);
   }
 
   /** rebalance_domains(rq, idle): walk the domains bottom-up, balancing the ones that are due. */
@@ -425,11 +391,11 @@ export class FairBalancer {
       // Skip when nothing anywhere is overloaded, or the CPU tends to idle only briefly: up to
       // v5.15 avg_idle < sysctl_sched_migration_cost; v5.16+ (c5b0a7eefc70, LB_NEWIDLE_COST)
       // avg_idle < the lowest domain's max_newidle_lb_cost.
-      if (k.nrOverloaded === 0) return this.nohzNewidleBalance(rq);
+      if (k.nrOverloaded === 0) return this.nohz.newidleBalance(rq);
       const gate = k.features.LB_NEWIDLE_COST
         ? (k.domains.domains[rq.cpu][0]?.maxNewidleLbCost ?? 0)
         : k.tunables.sched_migration_cost_ns;
-      if (rq.avgIdle < gate) return this.nohzNewidleBalance(rq);
+      if (rq.avgIdle < gate) return this.nohz.newidleBalance(rq);
     }
     if (this.blockedAverages) this.updateBlockedAverages(rq);
     let nextBalance = k.now + this.hz * jiffy;
@@ -479,115 +445,8 @@ export class FairBalancer {
     // v5.13+: a pass that pulled nothing asks for the blocked-load update (before, only the
     // early exits above did)
     if (rq.nrRunning === 0 && this.nohzBlocked && !this.nohzBlocked.before513)
-      this.nohzNewidleBalance(rq);
+      this.nohz.newidleBalance(rq);
     if (rq.nrRunning === 0 && nextBalance > rq.nextBalance) return;
     rq.nextBalance = Math.min(rq.nextBalance, nextBalance);
-  }
-
-  // ------------------------------------------------------------------ NOHZ idle balancing
-
-  /**
-   * nohz_kick_needed / nohz_balancer_kick: a busy CPU's tick asks an idle CPU to balance on
-   * behalf of all tickless idle CPUs when one is due and this CPU has work to give (2+ tasks,
-   * or 4.x+: more than one busy CPU in its LLC). 2.6.29's owner-of-ILB tick is modelled the
-   * same way: it balances idle CPUs whenever one is due.
-   */
-  private nohzBalancerKick(rq: Rq): void {
-    const k = this.k;
-    // "if (unlikely(rq->idle_balance)) return;": an idle CPU's own tick (v4.17+) kicks nobody
-    if (rq.isIdle()) return;
-    const ilb = k.rqs.find(inNohzIdleMask);
-    if (!ilb) return; // nohz.nr_cpus == 0
-    // v4.17+: idle CPUs' blocked load to decay (nohz.has_blocked, nohz.next_blocked passed)
-    let flags = this.nohzBlocked?.statsKickDue() ? NOHZ_STATS_KICK : 0;
-    if (k.now >= this.nohzNextBalance && this.balanceKickWanted(rq)) flags = NOHZ_KICK_MASK;
-    if (this.nohzNeedsUpdate) flags |= NOHZ_NEXT_KICK; // v5.16+
-    if (flags !== 0) this.kickIlb(ilb, flags);
-  }
-
-  /** The tests after nohz.next_balance: this CPU has work to give. */
-  private balanceKickWanted(rq: Rq): boolean {
-    const k = this.k;
-    const asym = rq.nrRunning < 2 ? nohzMisfitKick(k, rq) : null; // misfit.ts
-    if (asym === "skip") return false;
-    if (ERA_TRAITS[k.era].family !== "2.6" && rq.nrRunning < 2 && asym !== "kick") {
-      const llc = k.domains.sdLlc[rq.cpu];
-      const busy =
-        llc && llc.flags & SD_SHARE_PKG_RESOURCES
-          ? llc.span.filter((c) => !inNohzIdleMask(k.rqs[c])).length // nr_busy_cpus
-          : 1;
-      if (busy <= 1) return false;
-    }
-    return true;
-  }
-
-  /**
-   * kick_ilb(flags): the flags join those of a kick still pending (one IPI per kick), else an
-   * IPI to the idle load balancer starts the pass.
-   */
-  private kickIlb(ilb: Rq, flags: number): void {
-    const k = this.k;
-    const pending = this.ilbFlags;
-    this.ilbFlags |= flags;
-    if (pending !== 0) return;
-    const kind =
-      flags & NOHZ_BALANCE_KICK
-        ? "nohz_kick"
-        : flags & NOHZ_STATS_KICK
-          ? "nohz_stats_kick"
-          : "nohz_next_kick";
-    bump(k.counters.other, kind);
-    k.sendIpi(ilb, () => {
-      const f = this.ilbFlags;
-      this.ilbFlags = 0;
-      this.nohzIdleBalance(ilb, f);
-    });
-  }
-
-  /**
-   * _nohz_idle_balance(ilb, flags): for every idle CPU of the mask, its blocked load with
-   * NOHZ_STATS_KICK (v4.17+, nohz_blocked.ts), then rebalance_domains(CPU_IDLE) if it is due
-   * and NOHZ_BALANCE_KICK is set; nohz.next_balance follows the earliest next_balance seen.
-   */
-  private nohzIdleBalance(ilb: Rq, flags: number): void {
-    const k = this.k;
-    if (flags & NOHZ_NEXT_KICK) this.nohzNeedsUpdate = false;
-    const balance = (rq: Rq): void => {
-      if (!(flags & NOHZ_BALANCE_KICK) || k.now < rq.nextBalance) return;
-      // v3.19 update_idle_cpu_load / v4.8 cpu_load_update_idle, for a due CPU other than the
-      // balancer itself, with weighted_cpuload (cfs.runnable_load_avg in both)
-      if (ERA_TRAITS[k.era].family === "4.x" && rq !== ilb)
-        (this.cpuLoad47 ? cpuLoadUpdateIdle : updateIdleCpuLoad319)(
-          rq,
-          weightedCpuload(k.lbRq(rq.cpu), k.era),
-          jiffiesAt(k.now, this.hz),
-        );
-      const prev = k.thisCpu;
-      k.thisCpu = ilb.cpu;
-      this.rebalanceDomains(rq, "CPU_IDLE");
-      k.thisCpu = prev;
-    };
-    const stats = flags & NOHZ_STATS_KICK ? this.nohzBlocked : null;
-    stats?.statsPassBegin();
-    let blocked = false;
-    let next = Infinity;
-    for (const rq of k.rqs) {
-      if (!inNohzIdleMask(rq)) continue; // tested as the pass reaches it: moves change it
-      if (stats?.updateNohzStats(rq, stats.before513)) blocked = true;
-      balance(rq);
-      next = Math.min(next, rq.nextBalance);
-    }
-    stats?.statsPassEnd(blocked);
-    this.nohzNextBalance = next === Infinity ? k.now + jiffyNs(k) : next;
-  }
-
-  /**
-   * nohz_newidle_balance (5.x eras): a CPU going idle without a pull updates the blocked load of
-   * the idle CPUs itself when a statistics pass is due (nohz_blocked.ts says when, per era).
-   */
-  private nohzNewidleBalance(rq: Rq): void {
-    if (!this.nohzBlocked?.newidleStatsDue(rq)) return;
-    bump(this.k.counters.other, "nohz_newidle_stats");
-    this.nohzIdleBalance(rq, NOHZ_STATS_KICK);
   }
 }

@@ -43,7 +43,7 @@ export const NOHZ_KICK_MASK = NOHZ_BALANCE_KICK | NOHZ_STATS_KICK | NOHZ_NEXT_KI
 const atLeast513 = eraAtLeastFn("5.13");
 
 /**
- * inNohzIdleMask's test (balance.ts): an online idle CPU whose tick is stopped. Repeated here so
+ * inNohzIdleMask's test (nohz_balance.ts): an online idle CPU whose tick is stopped. Repeated here so
  * this module does not import the driver that uses it.
  */
 function inIdleMask(rq: Rq): boolean {
