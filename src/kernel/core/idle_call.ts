@@ -14,7 +14,7 @@
 // (v4.17 to v6.19). A CPU idling with its tick is woken by every tick (idleTickFire): it leaves
 // its state, runs scheduler_tick with no task, and the idle loop selects again, which may stop the
 // tick then. nohz_balance_enter_idle runs only where the tick stops (tick_nohz_idle_stop_tick),
-// so such a CPU is not in nohz.idle_cpus_mask (fair/nohz_balance.ts inNohzIdleMask).
+// so such a CPU is not in nohz.idle_cpus_mask (fair/nohz_blocked.ts inNohzIdleMask).
 import { EV_TICK, EV_TICK_FIRE, type Rq } from "../sched";
 import { bump } from "../counters";
 import { ERA_TRAITS, eraAtLeastFn } from "../features";

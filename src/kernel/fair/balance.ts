@@ -6,8 +6,6 @@ import { ERA_TRAITS, eraAtLeastFn } from "../features";
 import type { SchedCore } from "../core/api";
 import type { Rq } from "../sched";
 import type { SchedDomain } from "../topology/sched_domain";
-import { updateCfsRqLoadAvgOf } from "./pelt_form";
-import { peltScaleCpu, rqClockPeltOf } from "./pelt_clock";
 import { SD_BALANCE_NEWIDLE, SD_LOAD_BALANCE, SD_SERIALIZE } from "../topology/sched_domain";
 import { activeLoadBalanceCpuStop, domainSpanning, loadBalance } from "./lb/load_balance";
 import { createLbEnv, jiffiesAt, maxLoadBalanceInterval, msecsToJiffies } from "./lb/common";
@@ -28,7 +26,7 @@ import { call, wait } from "../ops";
 import { TASK_INTERRUPTIBLE } from "../sched";
 import { lockRq, tryToWakeUp, unlockRq } from "../core/ttwu";
 import { newidleSkipsForWakelist } from "../core/avg_idle";
-import { NohzBlockedLoad } from "./nohz_blocked";
+import { NohzBlockedLoad, updateBlockedAverages } from "./nohz_blocked";
 import { NohzIdleBalancer } from "./nohz_balance";
 import "./lb/load_balance";
 import { LbScanCosts, NewidleCost } from "./lb_cost";
@@ -38,15 +36,6 @@ import { NewidleRatio } from "./newidle_ratio";
 const atLeast619 = eraAtLeastFn("6.19");
 const atLeast47 = eraAtLeastFn("4.7");
 const atLeast316 = eraAtLeastFn("3.16");
-
-/**
- * update_blocked_averages(cpu) (fair.c v4.8, at the start of rebalance_domains and of
- * idle_balance): the balancing CPU's cfs_rq averages decayed to now; other CPUs' are read as
- * their last update left them. The 5.x eras go through NohzBlockedLoad (nohz_blocked.ts).
- */
-function updateBlockedAverages(k: SchedCore, rq: Rq): void {
-  updateCfsRqLoadAvgOf(k.era)(rqClockPeltOf(k, rq), rq.cfs, peltScaleCpu(k, rq));
-}
 
 function jiffyNs(k: SchedCore): number {
   return 1e9 / k.tunables.hz;
@@ -193,7 +182,11 @@ export class FairBalancer {
     rq.nextBalance = nextBalance;
   }
 
-  /** update_blocked_averages(rq->cpu), through the 5.x eras' blocked-load state when there. */
+  /**
+   * update_blocked_averages(rq->cpu) at the start of rebalance_domains and of newidle balance
+   * (fair.c v4.8 on): the balancing CPU's averages decayed to now, other CPUs' left as stored;
+   * the 5.x eras record the update's tick (NohzBlockedLoad).
+   */
   private updateBlockedAverages(rq: Rq): void {
     if (this.nohzBlocked) this.nohzBlocked.updateBlockedAverages(rq);
     else updateBlockedAverages(this.k, rq);

@@ -18,21 +18,10 @@ import {
   NOHZ_NEXT_KICK,
   NOHZ_STATS_KICK,
   type NohzBlockedLoad,
+  inNohzIdleMask,
 } from "./nohz_blocked";
 
 const atLeast516 = eraAtLeastFn("5.16");
-
-/**
- * rq->nohz_tick_stopped, membership of nohz.idle_cpus_mask: an online idle CPU whose tick is
- * stopped. nohz_balance_enter_idle runs where the tick stops (tick_nohz_stop_sched_tick up to
- * v4.16, tick_nohz_idle_stop_tick from v4.17; kernel/time/tick-sched.c), so a CPU that idles
- * with its tick (core/idle_call.ts) is neither balanced by the NOHZ idle balancer nor out of
- * its LLC's nr_busy_cpus; up to v4.16 every idle CPU is in the mask. The mask is left at idle
- * exit here, not at the first busy tick (nohz_balance_exit_idle).
- */
-export function inNohzIdleMask(rq: Rq): boolean {
-  return rq.online && !rq.tickRunning && rq.isIdle();
-}
 
 export class NohzIdleBalancer {
   /** nohz.next_balance (ns). */

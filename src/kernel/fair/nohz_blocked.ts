@@ -27,6 +27,7 @@ import type { Rq } from "../sched";
 import { jiffiesAt, msecsToJiffies } from "./lb/common";
 import { peltScaleCpu, rqClockPeltOf } from "./pelt_clock";
 import { updateCfsRqLoadAvgOf } from "./pelt_form";
+import { spanHas } from "./wake/common";
 
 /** LOAD_AVG_PERIOD: the PELT half-life, 32 ms; nohz.next_blocked's step. */
 export const LOAD_AVG_PERIOD_MS = 32;
@@ -43,11 +44,23 @@ export const NOHZ_KICK_MASK = NOHZ_BALANCE_KICK | NOHZ_STATS_KICK | NOHZ_NEXT_KI
 const atLeast513 = eraAtLeastFn("5.13");
 
 /**
- * inNohzIdleMask's test (nohz_balance.ts): an online idle CPU whose tick is stopped. Repeated here so
- * this module does not import the driver that uses it.
+ * rq->nohz_tick_stopped, membership of nohz.idle_cpus_mask: an online idle CPU whose tick is
+ * stopped. nohz_balance_enter_idle runs where the tick stops (tick_nohz_stop_sched_tick up to
+ * v4.16, tick_nohz_idle_stop_tick from v4.17; kernel/time/tick-sched.c), so a CPU that idles
+ * with its tick (core/idle_call.ts) is neither balanced by the NOHZ idle balancer nor out of
+ * its LLC's nr_busy_cpus; up to v4.16 every idle CPU is in the mask. The mask is left at idle
+ * exit here, not at the first busy tick (nohz_balance_exit_idle).
  */
-function inIdleMask(rq: Rq): boolean {
+export function inNohzIdleMask(rq: Rq): boolean {
   return rq.online && !rq.tickRunning && rq.isIdle();
+}
+
+/**
+ * update_blocked_averages(cpu): the cfs_rq averages of `rq` decayed to now, as the balancing CPU
+ * does for itself in every PELT era and the idle load balancer for idle CPUs (v4.17+).
+ */
+export function updateBlockedAverages(k: SchedCore, rq: Rq): void {
+  updateCfsRqLoadAvgOf(k.era)(rqClockPeltOf(k, rq), rq.cfs, peltScaleCpu(k, rq));
 }
 
 /** nohz.has_blocked, nohz.next_blocked and each rq's has_blocked_load / last update tick. */
@@ -88,7 +101,7 @@ export class NohzBlockedLoad {
   updateBlockedAverages(rq: Rq): void {
     const k = this.k;
     this.lastUpdateTick[rq.cpu] = this.jiffies();
-    updateCfsRqLoadAvgOf(k.era)(rqClockPeltOf(k, rq), rq.cfs, peltScaleCpu(k, rq));
+    updateBlockedAverages(k, rq);
     const a = rq.cfs.avg;
     if (a.loadAvg === 0 && a.utilAvg === 0) this.rqHasBlocked[rq.cpu] = 0;
   }
@@ -100,7 +113,7 @@ export class NohzBlockedLoad {
    */
   updateNohzStats(rq: Rq, force: boolean): boolean {
     if (!this.rqHasBlocked[rq.cpu]) return false;
-    if (!inIdleMask(rq)) return false;
+    if (!inNohzIdleMask(rq)) return false;
     if (!force && !(this.jiffies() > this.lastUpdateTick[rq.cpu])) return true;
     this.updateBlockedAverages(rq);
     return this.rqHasBlocked[rq.cpu] === 1;
@@ -138,9 +151,7 @@ export class NohzBlockedLoad {
 
   /** LBF_NOHZ_AGAIN's end (before v5.13): a newidle pass whose domain spans every idle CPU of the mask and left blocked load moves nohz.next_blocked. */
   newidlePassLeftBlocked(span: readonly number[]): void {
-    const inSpan = new Uint8Array(this.k.rqs.length);
-    for (const c of span) inSpan[c] = 1;
-    for (const rq of this.k.rqs) if (inIdleMask(rq) && !inSpan[rq.cpu]) return;
+    for (const rq of this.k.rqs) if (inNohzIdleMask(rq) && !spanHas(span, rq.cpu)) return;
     this.nextBlocked = this.jiffies() + msecsToJiffies(LOAD_AVG_PERIOD_MS, this.hz);
   }
 }

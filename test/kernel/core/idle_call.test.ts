@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import type { Kernel } from "../../../src/kernel/core/core";
 import type { Era } from "../../../src/kernel/features";
 import { menuStopTick, TICK_WAKEUP_SAMPLE_NS } from "../../../src/kernel/core/idle";
-import { inNohzIdleMask } from "../../../src/kernel/fair/nohz_balance";
+import { inNohzIdleMask } from "../../../src/kernel/fair/nohz_blocked";
 import { getTypicalInterval, NO_TYPICAL_INTERVAL } from "../../../src/kernel/core/menu_typical";
 import { primeThenSleep, STATES, twoCores } from "./idle_fixture";
 
