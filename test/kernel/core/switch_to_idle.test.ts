@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { machineBuilder } from "../../../src/machine/builder";
 import { run, wait } from "../../../src/kernel/ops";
-import { buildKernel } from "../../../src/experiment/run";
+import { boot } from "../boot";
 import type { Kernel } from "../../../src/kernel/core/core";
 import type { Task } from "../../../src/kernel/sched";
 import { tryToWakeUp } from "../../../src/kernel/core/ttwu";
@@ -24,14 +24,7 @@ function kernel(patches: Patch[]): Kernel {
     .costs({ ipiSendNs: 100, ipiDeliveryNs: 200, contextSwitchNs: SWITCH_NS })
     .idleStates([{ name: "C1", exitLatencyNs: 1000, targetResidencyNs: 2000, polling: true }])
     .build();
-  return buildKernel({
-    machine: m,
-    online: m.online,
-    era: "5.19",
-    patches,
-    seed: "t",
-    trace: false,
-  });
+  return boot(m, "5.19", "t", patches);
 }
 
 /**

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { machineBuilder } from "../../../src/machine/builder";
 import { run, wait } from "../../../src/kernel/ops";
-import { buildKernel } from "../../../src/experiment/run";
+import { boot } from "../boot";
 import type { Kernel } from "../../../src/kernel/core/core";
 import type { Task } from "../../../src/kernel/sched";
 import { WF_SYNC } from "../../../src/kernel/sched";
@@ -31,14 +31,7 @@ function kernel(patches: Patch[], idle: IdleState = HALT): Kernel {
     .costs({ ipiSendNs: 200, ipiDeliveryNs: 1500, wakeupNs: 400, contextSwitchNs: 1000 })
     .idleStates([idle])
     .build();
-  return buildKernel({
-    machine: m,
-    online: m.online,
-    era: "5.19",
-    patches,
-    seed: "t",
-    trace: false,
-  });
+  return boot(m, "5.19", "t", patches);
 }
 
 const VARIANTS: Record<string, Patch[]> = {
@@ -232,14 +225,7 @@ test("no IPI to a polling CPU: the wakelist sets need_resched (set_nr_if_polling
 
 test("before v5.8 the on_cpu window is ignored (3.19-5.6 ledgers unchanged)", () => {
   const m = machineBuilder().sockets(2).cores(2).idleStates([HALT]).build();
-  const k = buildKernel({
-    machine: m,
-    online: m.online,
-    era: "5.6",
-    patches: [],
-    seed: "t",
-    trace: false,
-  });
+  const k = boot(m, "5.6");
   const wakee = k.spawn({
     comm: "wakee",
     cpu: 1,

@@ -2,7 +2,7 @@
 // balancer reads of another CPU, and when the idle CPUs' averages are decayed.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { buildKernel } from "../../../src/experiment/run";
+import { boot } from "../boot";
 import { preset } from "../../../src/machine/presets";
 import { run, sleep } from "../../../src/kernel/ops";
 import type { Era } from "../../../src/kernel/features";
@@ -16,15 +16,7 @@ const MS = 1_000_000;
  * and then sleeps for good, leaving its load and util on cpu2's cfs_rq as blocked load.
  */
 function blockedLoadKernel(era: Era): Kernel {
-  const m = preset("core2-2x2");
-  const k = buildKernel({
-    machine: m,
-    online: m.online,
-    era,
-    patches: [],
-    seed: "t",
-    trace: false,
-  });
+  const k = boot(preset("core2-2x2"), era);
   k.spawn({
     comm: "hog",
     cpu: 0,
