@@ -387,6 +387,17 @@ export const FEATURES = {
     default: from("6.19"),
     why: "EEVDF (v6.12+): the lag of a delayed entity is clipped to 0 when it is finally dequeued or woken",
   },
+  UTIL_EST: {
+    // v4.17, 7f65ea42eb00 "sched/fair: Add util_est on top of PELT"; SCHED_FEAT(UTIL_EST, true)
+    default: from("5.6"),
+    why: "a task's utilization estimate survives its sleeps (util_est, v4.17+): capacity fits, misfit and cpu_util read max(util_avg, util_est), so a task that just woke does not look small",
+  },
+  UTIL_EST_FASTUP: {
+    // v5.5 (b8c96361402a) to v6.7; folded into util_est_update by v6.8's "sched/fair: Remove
+    // SCHED_FEAT(UTIL_EST_FASTUP, true)" (Vincent Guittot), where the reset is unconditional
+    default: ["5.6", "5.10", "5.19", "6.6"] as readonly Era[],
+    why: "util_est's EWMA jumps to a larger sample at once instead of moving a quarter of the way (v5.5-v6.7; always so from v6.8)",
+  },
   // Ours, not the kernel's: switches for balancer changes of later releases, on from the release
   // that merged them, so that a patch can turn one off to see what it did (docs/balancer-history.md).
   LB_LLC_SPREAD: {

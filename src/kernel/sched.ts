@@ -111,6 +111,18 @@ export interface SchedAvg {
   loadAvg: number;
   runnableAvg: number;
   utilAvg: number;
+  /**
+   * util_est (v4.17+, fair/util_est.ts). A task: _task_util_est(p), the estimate it adds to its
+   * cfs_rq while queued. A cfs_rq: util_est(.enqueued), the sum over its queued tasks. 0 in the
+   * eras without it.
+   */
+  utilEst: number;
+  /** A task's util_est.enqueued (v4.17 ... v6.7): its util_avg at its last sleep. */
+  utilEstEnqueued: number;
+  /** A task's util_est.ewma (the whole util_est from v6.8). */
+  utilEstEwma: number;
+  /** UTIL_AVG_UNCHANGED: util_avg has not changed since util_est was last updated. */
+  utilEstUnchanged: boolean;
 }
 
 export function createSchedAvg(): SchedAvg {
@@ -123,6 +135,10 @@ export function createSchedAvg(): SchedAvg {
     loadAvg: 0,
     runnableAvg: 0,
     utilAvg: 0,
+    utilEst: 0,
+    utilEstEnqueued: 0,
+    utilEstEwma: 0,
+    utilEstUnchanged: false,
   };
 }
 

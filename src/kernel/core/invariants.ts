@@ -40,6 +40,12 @@ export function checkInvariants(k: SchedCore): void {
     nr = rq.cfs.queue.reduce((n, t) => n + (t.se.schedDelayed ? 1 : 0), 0);
     if (nr !== rq.cfs.hNrDelayed)
       throw new Error(`invariant: cpu${rq.cpu} holds ${nr} delayed, counts ${rq.cfs.hNrDelayed}`);
+    // util_est: the cfs_rq's estimate is its runnable tasks' (a delayed sleeper's left at its sleep)
+    const est = rq.cfs.tasks.reduce((n, t) => n + (t.se.schedDelayed ? 0 : t.se.avg.utilEst), 0);
+    if (est !== rq.cfs.avg.utilEst)
+      throw new Error(
+        `invariant: cpu${rq.cpu} util_est ${rq.cfs.avg.utilEst} != its tasks' estimates ${est}`,
+      );
   }
   for (const p of k.tasks) {
     if (p.state === TASK_DEAD) continue;

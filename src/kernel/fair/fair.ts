@@ -19,6 +19,7 @@ import { peltScaleCpu, rqClockPeltOf } from "./pelt_clock";
 import { updateMisfitStatus } from "./misfit";
 import { LOAD_AVG_MAX } from "./pelt";
 import { type PeltForm, peltFormOf } from "./pelt_form";
+import { utilEstDequeueTask, utilEstEnqueueTask, utilEstUpdate } from "./util_est";
 
 /** calc_delta_fair: delta scaled by NICE_0_LOAD / weight (integer, as __calc_delta truncates). */
 export function calcDeltaFair(delta: number, weight: number): number {
@@ -345,6 +346,7 @@ export class FairClass implements SchedClass {
 
   enqueueTask(rq: Rq, p: Task, flags: number): void {
     const cfs = rq.cfs;
+    utilEstEnqueueTask(this.k, rq, p, flags);
     if (flags & ENQUEUE_DELAYED) {
       this.requeueDelayed(rq, p);
       return;
@@ -402,6 +404,8 @@ export class FairClass implements SchedClass {
 
   dequeueTask(rq: Rq, p: Task, flags: number): boolean {
     const cfs = rq.cfs;
+    const sleep = (flags & DEQUEUE_SLEEP) !== 0;
+    const estimateAfter = utilEstDequeueTask(this.k, rq, p, flags);
     if (cfs.curr === p) this.updateCurr(rq);
     // dequeue_entity (v6.12): a sleeper that is not eligible stays queued, sched_delayed; a
     // dying task is a special state that never is (DEQUEUE_SPECIAL)
@@ -416,9 +420,9 @@ export class FairClass implements SchedClass {
       cfs.hNrDelayed++;
       return false;
     }
-    this.policy.onDequeue?.(this.k, cfs, p, (flags & DEQUEUE_SLEEP) !== 0);
+    this.policy.onDequeue?.(this.k, cfs, p, sleep);
     if (cfs.curr !== p) removeFromQueue(cfs.queue, p);
-    if (this.pelt) this.entityPelt(this.pelt.dequeue, rq, p, (flags & DEQUEUE_SLEEP) !== 0);
+    if (this.pelt) this.entityPelt(this.pelt.dequeue, rq, p, sleep);
     removeFromQueue(cfs.tasks, p);
     clearBuddies(cfs, p);
     p.se.onRq = false;
@@ -435,6 +439,7 @@ export class FairClass implements SchedClass {
     }
     updateMinVruntime(cfs);
     if (cfs.hNrRunning === 0) this.k.rt.fs.fairDequeued(rq);
+    if (estimateAfter) utilEstUpdate(this.k, rq, p, sleep); // before v6.12: after the PELT update
     return true;
   }
 

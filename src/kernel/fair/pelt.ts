@@ -188,6 +188,7 @@ export function __updateLoadAvgSe(
   const onRq = se.onRq ? 1 : 0;
   if (___updateLoadSum(now, se.avg, onRq, se.schedDelayed ? 0 : onRq, running, scaleCpu)) {
     ___updateLoadAvg(se.avg, se.weight);
+    se.avg.utilEstUnchanged = false; // cfs_se_util_change (v4.19+): util_avg moved
     return true;
   }
   return false;

@@ -16,14 +16,18 @@ const kernel = (era: Era): Kernel => bigLittleKernel(era);
 
 /**
  * A task on little cpu1 that runs `runNs`, then sleeps until a waker pinned to cpu0 wakes it
- * 50 us later (the task wakes the waker just before it sleeps). It is pinned to cpu1 while it runs
- * (else the balancer pulls it to a big CPU as a misfit task, 5.x) and allowed everywhere from its
- * sleep on. The wakeup comes before any update of cpu1's blocked load: such an update (a NOHZ
- * statistics pass, nohz_blocked.ts) syncs the idle CPU's scaled PELT clock with the task clock,
- * and the task's util, synced to it at the wakeup, decays by the time the little CPU ran slow.
- * The kernel keeps such a task big through util_est, which the model does not have.
+ * `sleepNs` later (the task wakes the waker just before it sleeps). It is pinned to cpu1 while it
+ * runs (else the balancer pulls it to a big CPU as a misfit task, 5.x) and allowed everywhere
+ * from its sleep on. By default the wakeup comes before any update of cpu1's blocked load: such
+ * an update (a NOHZ statistics pass, nohz_blocked.ts) syncs the idle CPU's scaled PELT clock with
+ * the task clock, and the task's util_avg, synced to it at the wakeup, decays by the time the
+ * little CPU ran slow. util_est (v4.17+) keeps the task big across that.
  */
-function scenario(k: Kernel, runNs: number): { t: Task; atWake: { cpu: number; util: number } } {
+function scenario(
+  k: Kernel,
+  runNs: number,
+  sleepNs = 50_000,
+): { t: Task; atWake: { cpu: number; util: number } } {
   let waker = 0;
   const atWake = { cpu: -1, util: -1 };
   const t = k.spawn({
@@ -43,7 +47,7 @@ function scenario(k: Kernel, runNs: number): { t: Task; atWake: { cpu: number; u
     cpus: [0],
     program: function* () {
       yield wait();
-      yield run(50_000);
+      yield run(sleepNs);
       atWake.cpu = t.cpu;
       atWake.util = t.se.avg.utilAvg;
       yield wake(t.pid, false);
@@ -98,5 +102,26 @@ test("with three of four big CPUs busy, the big task still goes to the idle big 
     k.runUntil(240_000_000);
     // 5.6 without the misfit type would keep it in the little cluster (3 idle CPUs against 1).
     assert.equal(t.cpu, 7, era);
+  }
+});
+
+test("util_est: a big task woken 8 ms after it slept on a little CPU still goes to a big CPU; with UTIL_EST off it fits the little one", () => {
+  for (const era of ["5.6", "5.19", "6.19"] as Era[]) {
+    for (const utilEst of [true, false]) {
+      const k = kernel(era);
+      k.features.UTIL_EST = utilEst;
+      const { t, atWake } = scenario(k, 100_000_000, 8_000_000);
+      k.runUntil(240_000_000);
+      assert.equal(atWake.cpu, 1, `${era}: ran on its little CPU`);
+      // a NOHZ statistics pass decays cpu1 in the 8 ms, and the wakeup syncs the task's util_avg
+      // to it: util_avg alone then fits 462 (923 -> 62 on 5.19)
+      if (utilEst) {
+        assert.ok(t.se.avg.utilEst > 0.8 * 462, `${era}: util_est ${t.se.avg.utilEst}`);
+        assert.ok(t.cpu >= 4, `${era}: woken on big cpu${t.cpu} through util_est`);
+      } else {
+        assert.equal(t.se.avg.utilEst, 0, era);
+        assert.equal(t.cpu, 1, `${era}: without util_est it fits its little prev`);
+      }
+    }
   }
 });

@@ -43,7 +43,7 @@ export interface LbTask {
   weight: number;
   /** se.avg.load_avg = task_h_load(p) without task groups (4.x/5.x detach_tasks). */
   loadAvg: number;
-  /** task_util_est(p) ~ se.avg.util_avg (5.x migrate_util). */
+  /** task_util_est(p): max(util_avg, util_est) (5.x migrate_util, migrate_misfit). */
   utilAvg: number;
   /** task_running(rq, p): it is rq->curr. */
   running: boolean;
@@ -69,7 +69,7 @@ export interface LbRq extends CpuLoadView {
   cfsLoadAvg: number;
   /** cfs_rq->avg.util_avg: cpu_util() before the min with capacity_orig. */
   cfsUtilAvg: number;
-  /** cfs_rq->avg.util_est.enqueued (UTIL_EST, 4.17+); 0 if not modelled. */
+  /** cfs_rq->avg.util_est(.enqueued) (UTIL_EST, 4.17+); 0 or absent before. */
   cfsUtilEst?: number;
   /** cfs_rq->avg.runnable_avg: cpu_runnable() (5.7+). */
   cfsRunnableAvg: number;

@@ -5,6 +5,7 @@ import type { Rq } from "../../sched";
 import type { Task } from "../../sched";
 import type { LbRq, LbTask } from "./types";
 import { rqLoadWeight2629 } from "../cpu_load";
+import { taskUtilEst } from "../util_est";
 import { ERA_TRAITS, eraAtLeastFn } from "../../features";
 
 const atLeast66 = eraAtLeastFn("6.6");
@@ -27,8 +28,9 @@ export class TaskView implements LbTask {
   get loadAvg(): number {
     return this.pelt ? this.p.se.avg.loadAvg : this.p.se.weight;
   }
+  /** task_util_est(p) (detach_tasks' migrate_util and migrate_misfit). */
   get utilAvg(): number {
-    return this.p.se.avg.utilAvg;
+    return taskUtilEst(this.p);
   }
   get running(): boolean {
     return this.p.onCpu;
@@ -97,6 +99,10 @@ export class RqView implements LbRq {
   }
   get cfsUtilAvg(): number {
     return this.rq.cfs.avg.utilAvg;
+  }
+  /** cfs_rq->avg.util_est: the queued tasks' estimates (0 without UTIL_EST). */
+  get cfsUtilEst(): number {
+    return this.rq.cfs.avg.utilEst;
   }
   get cfsRunnableAvg(): number {
     return this.rq.cfs.avg.runnableAvg;

@@ -9,22 +9,20 @@
 //          select_idle_capacity (the first idle CPU p fits, else the idle CPU of the largest
 //          capacity) instead of the LLC ("sched/fair: Add asymmetric CPU capacity wakeup scan",
 //          v5.7).
-// task_util_est() is p's util_avg here: util_est is not modelled (pelt.ts), and neither is uclamp,
-// under which 6.x util_fits_cpu() reduces to fits_capacity(util, capacity_of(cpu)).
+// task_util_est() is max(util_avg, util_est) (fair/util_est.ts). uclamp is not modelled, so 6.x
+// util_fits_cpu() reduces to fits_capacity(util, capacity_of(cpu)).
 import type { SchedCore } from "../../core/api";
 import type { Task } from "../../sched";
 import { syncEntityLoadAvg } from "../pelt";
 import type { SchedDomain } from "../../topology/sched_domain";
 import { idleOrSchedIdle } from "./common";
+import { taskUtilEst } from "../util_est";
+
+export { taskUtilEst };
 
 /** fits_capacity(cap, max): cap is below ~80% of max (cap * 1280 < max * 1024). */
 export function fitsCapacity(cap: number, max: number): boolean {
   return cap * 1280 < max * 1024;
-}
-
-/** task_util_est(p), here util_avg (util_est is not modelled). */
-export function taskUtilEst(p: Task): number {
-  return p.se.avg.utilAvg;
 }
 
 /** task_fits_capacity(p, capacity) (4.20 ... 6.1; task_fits_cpu later, same without uclamp). */

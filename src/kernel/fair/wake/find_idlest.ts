@@ -293,15 +293,18 @@ function updateSgWakeupStats(k: SchedCore, sd: SchedDomain, group: SchedGroup, p
     let load = avg.loadAvg;
     let util = avg.utilAvg;
     let runnable = avg.runnableAvg;
+    // cpu_util_without's UTIL_EST part: the cfs_rq's estimate, less p's when it is counted there
+    let estimated = avg.utilEst;
     let local = 0;
     if (contributes(p, i)) {
       load = Math.max(0, load - p.se.avg.loadAvg); // cpu_load_without
       util = Math.max(0, util - p.se.avg.utilAvg); // cpu_util_without
       runnable = Math.max(0, runnable - p.se.avg.runnableAvg); // cpu_runnable_without
+      if (p.onRq || rq.curr === p) estimated = Math.max(0, estimated - p.se.avg.utilEst);
       if (p.onRq) local = 1; // task_running_on_cpu
     }
     s.groupLoad += load;
-    s.groupUtil += Math.min(util, rq.cpuCapacityOrig);
+    s.groupUtil += Math.min(Math.max(util, estimated), rq.cpuCapacityOrig);
     s.groupRunnable += runnable;
     s.sumHNrRunning += rq.cfs.hNrRunning - local;
     const nr = rq.nrRunning - local;

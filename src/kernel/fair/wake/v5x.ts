@@ -61,6 +61,7 @@ import {
   type WakeState,
 } from "./common";
 import { findIdlestCpu5x } from "./find_idlest";
+import { cpuUtilCfs } from "../util_est";
 import { clusterGroupCpus, cpusShareResources, scanCluster } from "./cluster";
 import { asymFitsCpu, selectIdleCapacity, syncTaskUtil, taskUtilEst, wakeCap } from "./capacity";
 import { currIsIdleTask } from "../../core/idle_cpu";
@@ -154,7 +155,7 @@ function nrIdleScan(k: SchedCore, st: WakeState, llc: SchedDomain, llcId: number
   let sumUtil = 0;
   for (const i of llc.span) {
     const rq = k.rqs[i];
-    sumUtil += Math.min(rq.cfs.avg.utilAvg, rq.cpuCapacityOrig);
+    sumUtil += cpuUtilCfs(k, rq); // sgs->group_util: cpu_util_cfs, util_est included
   }
   const llcWeight = llc.spanWeight;
   const pct = llc.imbalancePct;
