@@ -205,7 +205,7 @@ export interface SleepersParams {
  * ```
  * Prints:
  * ```text
- * 1610 cycles/s
+ * 1620 cycles/s
  * ```
  */
 export function sleepers(params: SleepersParams): Workload {
