@@ -18,8 +18,6 @@ import type { SchedDomain } from "../../topology/sched_domain";
 import { idleOrSchedIdle } from "./common";
 import { taskUtilEst } from "../util_est";
 
-export { taskUtilEst };
-
 /** fits_capacity(cap, max): cap is below ~80% of max (cap * 1280 < max * 1024). */
 export function fitsCapacity(cap: number, max: number): boolean {
   return cap * 1280 < max * 1024;

@@ -19,7 +19,8 @@ import {
   SD_NUMA,
   SD_POWERSAVINGS_BALANCE,
 } from "../../topology/sched_domain";
-import { fitsCapacity, taskUtilEst } from "./capacity";
+import { fitsCapacity } from "./capacity";
+import { taskUtilEst } from "../util_est";
 import { rqLoadWeight2629, sourceLoad, targetLoad } from "../cpu_load";
 import { sgDivCpuPower } from "../lb/v2629";
 import { adjustNumaImbalance } from "../lb/v5x";

@@ -61,9 +61,9 @@ import {
   type WakeState,
 } from "./common";
 import { findIdlestCpu5x } from "./find_idlest";
-import { cpuUtilCfs } from "../util_est";
+import { cpuUtilCfs, taskUtilEst } from "../util_est";
 import { clusterGroupCpus, cpusShareResources, scanCluster } from "./cluster";
-import { asymFitsCpu, selectIdleCapacity, syncTaskUtil, taskUtilEst, wakeCap } from "./capacity";
+import { asymFitsCpu, selectIdleCapacity, syncTaskUtil, wakeCap } from "./capacity";
 import { currIsIdleTask } from "../../core/idle_cpu";
 
 const atLeast519 = eraAtLeastFn("5.19");
