@@ -7,12 +7,18 @@ import * as path from "node:path";
 import { z } from "zod";
 import { machineSpecSchema } from "../src/machine/schema";
 import { publishedFileSchema } from "../src/reproduce/published_schema";
+import { calibrationFileSchema } from "../src/reproduce/calibration_file";
 
 type Json = Record<string, unknown>;
 
 const FILES: Array<{ title: string; where: string; schema: z.ZodType }> = [
   { title: "Machine files", where: "data/machines/<name>.json", schema: machineSpecSchema },
   { title: "Published figures", where: "data/published/<id>.json", schema: publishedFileSchema },
+  {
+    title: "Frozen calibrations",
+    where: "data/calibration/<id>.json",
+    schema: calibrationFileSchema,
+  },
 ];
 
 /** The page's path in the repository. */

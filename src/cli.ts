@@ -4,6 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { machineByName, presetNames, preset } from "./machine/presets";
 import { machineImportCmd, type MachineImportFlags } from "./cli_machine";
+import { addUnknownCommands } from "./cli_unknowns";
 import { costProfileNames } from "./machine/profiles";
 import { newNotebook } from "./notebook/template";
 import { ERAS, fairPolicyNote, isEra } from "./kernel/features";
@@ -189,6 +190,9 @@ const COMMANDS = [
   "domains",
   "machine",
   "hooks",
+  "unknowns",
+  "calibrate",
+  "sweep",
   "new-notebook",
   "help",
 ];
@@ -309,6 +313,7 @@ function program(status: { code: number }): Command {
         return void process.stdout.write(hooksVerboseText(hook));
       for (const h of hookNames()) process.stdout.write(`${h.padEnd(32)} ${hookDescription(h)}\n`);
     });
+  addUnknownCommands(sub, status);
   return root;
 }
 

@@ -35,6 +35,44 @@ export {
   type RunOptions,
 } from "./experiment/experiment";
 export { Results } from "./experiment/results";
+export { unknown, variant } from "./experiment/declare";
+export {
+  spanOf,
+  unknownInfo,
+  UNKNOWN_UNITS,
+  type Unknown,
+  type UnknownInfo,
+  type UnknownOptions,
+  type UnknownValue,
+} from "./experiment/unknown";
+export { Variant, type VariantOptions } from "./experiment/variant";
+export type { VariantDef } from "./experiment/experiment";
+export {
+  SweepResult,
+  metricFigures,
+  sweepPoints,
+  type SweepDesign,
+  type SweepFigure,
+  type SweepGrid,
+  type SweepOptions,
+  type SweepPoint,
+  type EnvelopeData,
+  type SensitivityData,
+} from "./experiment/sweep";
+export {
+  checkCalibration,
+  startDesign,
+  type CalibrateOptions,
+  type CalibrationRecord,
+  type CalibrationTarget,
+} from "./experiment/calibrate";
+export type { Calibrated } from "./experiment/unknown_steps";
+export {
+  envelopePlot,
+  sensitivityPlot,
+  type EnvelopeOptions,
+  type SensitivityOptions,
+} from "./plot/sensitivity";
 export type {
   ResultsData,
   IterationResult,

@@ -1,12 +1,14 @@
 // The fluent API: topology(...).workload(w).variants({...}).run({...}).
 import type { Machine } from "../machine/types";
-import { machineFromFile, preset } from "../machine/presets";
 import { importMachine, type ImportOptions } from "../machine/import";
 import { readSysfsDir } from "../machine/sysfs";
-import { costProfile } from "../machine/profiles";
-import type { MachineBuilder } from "../machine/builder";
+import { withCosts } from "../machine/builder";
+import type { CostOverrides } from "../machine/builder";
 import {
+  applyEdits,
   buildMachine,
+  sourceOf,
+  type MachineEdit,
   withBuilderStep,
   type BuilderStep,
   type MachineSource,
@@ -17,11 +19,15 @@ import type { Workload } from "../workload/workload";
 import { mix } from "../workload/mix";
 import { iterationSeed } from "../sim/random";
 import { buildKernel, runIteration, type HotplugEvent } from "./run";
-import { runIterations, runTimes, type RunOptions } from "./options";
+import { checkRunLimits, runIterations, runTimes, type RunOptions } from "./options";
+import { hotplugEvent, offlineList, type OfflineOptions } from "./cpu_steps";
 import type { DomainTree } from "../kernel/topology/sched_domain";
 import { Results } from "./results";
 import type { ExperimentSpec, IterationResult, ResultsData } from "./types";
 import { VERSION } from "../version";
+import type { Unknown, UnknownValue } from "./unknown";
+import { Variant } from "./variant";
+import { UnknownSteps, type UnknownState } from "./unknown_steps";
 
 export type { RunOptions } from "./options";
 
@@ -31,11 +37,7 @@ export interface IterationJob {
   iteration: number;
 }
 
-/** Options of Experiment.offline. */
-export interface OfflineOptions {
-  /** true: the CPUs are not brought up at boot (the kernel sizes itself without them). */
-  atBoot: boolean;
-}
+export type { OfflineOptions } from "./cpu_steps";
 
 /** Everything an Experiment holds; frozen, and replaced (never changed) by each builder step. */
 interface ExperimentProps {
@@ -46,11 +48,20 @@ interface ExperimentProps {
   readonly offlineAtBoot: readonly number[];
   readonly era: Era;
   readonly workload: Workload | null;
-  readonly variants: Readonly<Record<string, readonly Patch[]>> | null;
+  readonly variants: Readonly<Record<string, readonly Patch[] | Variant<Experiment>>> | null;
   readonly patches: readonly Patch[];
   readonly tunables: Readonly<Record<string, number>>;
   readonly hotplug: readonly HotplugEvent[];
+  /** Changes made to a preset's or a Machine's figures (costs(), editMachine()), in order. */
+  readonly machineEdits: readonly MachineEdit[];
+  /** Declared unknowns, in declaration order (their apply steps run in this order). */
+  readonly unknowns: readonly Unknown<Experiment>[];
+  /** Values assumed (or calibrated) for some of them; the others take their defaults. */
+  readonly assumed: Readonly<Record<string, UnknownValue>>;
 }
+
+/** A variant: a list of patches on the baseline, or a Variant (another machine, era, ...). */
+export type VariantDef = Patch[] | Variant<Experiment>;
 
 const freeze = Object.freeze;
 
@@ -71,13 +82,14 @@ const freeze = Object.freeze;
  * 6.19 2.6.29
  * ```
  */
-export class Experiment {
+export class Experiment extends UnknownSteps<Experiment> {
   // Kysely's pattern: the props are frozen here and every step returns a new Experiment, so a
   // base experiment can be shared (reproductions, notebook cells) without one use changing another.
   readonly #props: ExperimentProps;
 
   /** @internal Use topology() to start an experiment. */
   constructor(props: ExperimentProps) {
+    super();
     this.#props = freeze({ ...props });
     freeze(this);
   }
@@ -86,8 +98,65 @@ export class Experiment {
     return new Experiment({ ...this.#props, ...changes });
   }
 
-  #step(step: BuilderStep): Experiment {
-    return this.#with({ source: withBuilderStep(this.#props.source, structuredClone(step)) });
+  /** @internal The declared unknowns and assumed values. */
+  protected unknownState(): UnknownState<Experiment> {
+    return { unknowns: this.#props.unknowns, assumed: this.#props.assumed };
+  }
+
+  /** @internal A new experiment with these unknowns and assumed values. */
+  protected withUnknownState(
+    unknowns: readonly Unknown<Experiment>[],
+    assumed: Readonly<Record<string, UnknownValue>>,
+  ): this {
+    return this.#with({ unknowns, assumed }) as this;
+  }
+
+  /** @internal A machine-builder step (sockets(), costs(), ...); costs() also edits a preset. */
+  protected builderStep(step: BuilderStep): this {
+    if (this.#props.source.kind !== "builder" && step[0] === "costs") {
+      const c = structuredClone(step[1][0]) as CostOverrides;
+      return this.editMachine(`costs ${JSON.stringify(c)}`, (m) =>
+        withCosts(m, c, "set by the experiment (costs())"),
+      ) as this;
+    }
+    return this.#with({
+      source: withBuilderStep(this.#props.source, structuredClone(step)),
+    }) as this;
+  }
+
+  /**
+   * Change the machine's figures with a function (a preset's idle states, a cost, a cache size):
+   * it gets a fresh copy and returns it (or changes it in place). `label` names the change in
+   * the spec. Edits run in order, after the preset or builder made the machine.
+   *
+   * @example
+   * ```ts
+   * import { topology } from "schedlab";
+   * const exp = topology("core2-2x2").editMachine("C1 only", (m) => {
+   *   m.idleStates = m.idleStates.slice(0, 1);
+   * });
+   * console.log(exp.machine().idleStates.map((s) => s.name), exp.spec === undefined);
+   * ```
+   * Prints:
+   * ```text
+   * [ 'C1' ] false
+   * ```
+   */
+  editMachine(label: string, fn: (m: Machine) => unknown): Experiment {
+    if (typeof label !== "string" || !label)
+      throw new Error("editMachine: label must be a non-empty string naming the change");
+    if (typeof fn !== "function")
+      throw new Error("editMachine: fn must be a function (machine) => machine");
+    const edit = freeze({ label, fn });
+    return this.#with({ machineEdits: freeze([...this.#props.machineEdits, edit]) });
+  }
+
+  /**
+   * The same experiment on another machine (a preset name, a machine file or a Machine): era,
+   * workload, variants and unknowns are kept; machine edits made so far are dropped.
+   */
+  onMachine(machine: string | Machine): Experiment {
+    return this.#with({ source: freeze(sourceOf(machine)), machineEdits: [] });
   }
 
   /**
@@ -105,73 +174,8 @@ export class Experiment {
    * ```
    */
   machine(): Machine {
-    return buildMachine(this.#props.source);
-  }
-
-  /**
-   * Packages of a machine built step by step (topology() without a preset).
-   *
-   * @example
-   * ```ts
-   * import { topology } from "schedlab";
-   * const m = topology().sockets(2).cores(4).threads(2).machine();
-   * const sibling = m.cpus.find((c) => c.id !== 0 && c.core === m.cpus[0].core);
-   * console.log(m.cpus.length, "CPUs; cpu0's SMT sibling is cpu" + sibling?.id);
-   * ```
-   * Prints:
-   * ```text
-   * 16 CPUs; cpu0's SMT sibling is cpu8
-   * ```
-   */
-  sockets(n: number): Experiment {
-    return this.#step(["sockets", [n]]);
-  }
-  /** Dies per package (multi-chip modules such as the Core 2 Quad have 2). */
-  diesPerSocket(n: number): Experiment {
-    return this.#step(["diesPerSocket", [n]]);
-  }
-  /** Cores per package. */
-  cores(n: number): Experiment {
-    return this.#step(["cores", [n]]);
-  }
-  /** SMT threads per core. */
-  threads(n: number): Experiment {
-    return this.#step(["threads", [n]]);
-  }
-  /** Cores sharing one L2 instance. */
-  l2SharedBy(n: number): Experiment {
-    return this.#step(["l2SharedBy", [n]]);
-  }
-  /** What the last-level cache spans: "die", "package" or "l2". */
-  llc(span: Parameters<MachineBuilder["llc"]>[0]): Experiment {
-    return this.#step(["llc", [span]]);
-  }
-  /** NUMA nodes; the packages are split evenly across them. */
-  nodes(n: number): Experiment {
-    return this.#step(["nodes", [n]]);
-  }
-  /** The node x node SLIT distance table. */
-  distance(m: number[][]): Experiment {
-    return this.#step(["distance", [m]]);
-  }
-  /** Cost figures (context switch, IPI, cache line...) that differ from the builder's defaults. */
-  costs(c: Parameters<MachineBuilder["costs"]>[0]): Experiment {
-    return this.#step(["costs", [c]]);
-  }
-  /**
-   * Start from a cost profile's figures, idle states and cache sizes (x86-server-2008/2015/2019,
-   * arm64-a53-2016, or any preset name; costProfileNames()); costs() still overrides them.
-   */
-  profile(name: string): Experiment {
-    return this.#step(["profile", [costProfile(name)]]);
-  }
-  /** Arch capacity per CPU in Linux numbering (asymmetric machines such as big.LITTLE). */
-  capacities(perCpu: number[]): Experiment {
-    return this.#step(["capacities", [perCpu]]);
-  }
-  /** The built machine's name. */
-  name(s: string): Experiment {
-    return this.#step(["name", [s]]);
+    const r = this.#resolved();
+    return applyEdits(buildMachine(r.#props.source), r.#props.machineEdits);
   }
 
   /**
@@ -201,37 +205,7 @@ export class Experiment {
    * ```
    */
   offline(...args: Array<number | OfflineOptions>): Experiment {
-    const m = this.machine();
-    let atBoot = false;
-    const last = args[args.length - 1];
-    const cpus = args.slice();
-    if (typeof last === "object" && last !== null) {
-      cpus.pop();
-      const keys = Object.keys(last);
-      if (keys.some((key) => key !== "atBoot") || typeof last.atBoot !== "boolean")
-        throw new Error(
-          `offline: options must be { atBoot: true | false } (got ${JSON.stringify(last)})`,
-        );
-      atBoot = last.atBoot;
-    }
-    const key = atBoot ? "offlineAtBoot" : "offline";
-    const list = [...this.#props[key]];
-    for (const c of cpus) {
-      if (typeof c !== "number" || !Number.isInteger(c) || c < 0 || c >= m.cpus.length) {
-        throw new Error(
-          `offline: cpu must be an integer from 0 to ${m.cpus.length - 1} (got ${JSON.stringify(c)})`,
-        );
-      }
-      if (c === 0)
-        throw new Error("offline: cpu0 cannot be taken offline (as on x86 without cpu0 hotplug)");
-      const other = atBoot ? this.#props.offline : this.#props.offlineAtBoot;
-      if (other.includes(c))
-        throw new Error(
-          `offline: cpu${c} is already offline ${atBoot ? "after boot" : "at boot"}; pick one`,
-        );
-      if (!list.includes(c)) list.push(c);
-    }
-    list.sort((a, b) => a - b);
+    const { key, list } = offlineList(args, this.machine().cpus.length, this.#props);
     return this.#with({ [key]: freeze(list) });
   }
 
@@ -254,18 +228,7 @@ export class Experiment {
    * ```
    */
   hotplug(at: number, cpu: number, state: "offline" | "online"): Experiment {
-    const m = this.machine();
-    if (!(typeof at === "number" && at >= 0 && Number.isFinite(at)))
-      throw new Error(`hotplug: at must be a number of seconds >= 0 (got ${at})`);
-    if (!Number.isInteger(cpu) || cpu < 1 || cpu >= m.cpus.length)
-      throw new Error(
-        `hotplug: cpu must be an integer from 1 to ${m.cpus.length - 1} (got ${cpu})`,
-      );
-    if (state !== "offline" && state !== "online")
-      throw new Error(
-        `hotplug: state must be "offline" or "online" (got ${JSON.stringify(state)})`,
-      );
-    const event = freeze({ atNs: Math.round(at * 1e9), cpu, online: state === "online" });
+    const event = hotplugEvent(at, cpu, state, this.machine().cpus.length);
     return this.#with({ hotplug: freeze([...this.#props.hotplug, event]) });
   }
 
@@ -354,17 +317,42 @@ export class Experiment {
    * base vs patched 4 runs
    * ```
    */
-  variants(map: Record<string, Patch[]>): Experiment {
+  variants(map: Record<string, VariantDef>): Experiment {
     if (!map || typeof map !== "object" || Object.keys(map).length === 0)
-      throw new Error("variants: expected an object of variant name -> Patch[]");
+      throw new Error("variants: expected an object of variant name -> Patch[] or variant({...})");
     for (const [name, ps] of Object.entries(map)) {
-      if (!Array.isArray(ps)) throw new Error(`variants: "${name}" must be an array of patches`);
+      if (ps instanceof Variant) continue;
+      if (!Array.isArray(ps))
+        throw new Error(
+          `variants: "${name}" must be an array of patches or a variant({ machine, era, patches, ... })`,
+        );
       for (const p of ps)
         if (!(p instanceof Patch))
           throw new Error(`variants: "${name}" holds something that is not a Patch`);
     }
-    const copy = Object.fromEntries(Object.entries(map).map(([n, ps]) => [n, freeze([...ps])]));
+    const copy = Object.fromEntries(
+      Object.entries(map).map(([n, ps]) => [n, ps instanceof Variant ? ps : freeze([...ps])]),
+    );
     return this.#with({ variants: freeze(copy) });
+  }
+
+  /** This experiment with every unknown's value applied (itself when it declares none). */
+  #resolved(): Experiment {
+    if (this.#props.unknowns.length === 0) return this;
+    const hit = RESOLVED.get(this);
+    if (hit) return hit;
+    let e: Experiment = this.#with({ unknowns: [], assumed: {} });
+    for (const u of this.#props.unknowns) {
+      const v = this.#props.assumed[u.name] ?? u.default;
+      const next = u.apply(e, v);
+      if (!(next instanceof Experiment))
+        throw new Error(`unknown ${u.name}: apply must return an Experiment`);
+      if (next.#props.unknowns.length)
+        throw new Error(`unknown ${u.name}: apply must not declare unknowns`);
+      e = next;
+    }
+    RESOLVED.set(this, e);
+    return e;
   }
 
   /**
@@ -372,14 +360,15 @@ export class Experiment {
    * given patches, e.g. a variant's).
    */
   domains(patches: Patch[] = []): DomainTree {
-    const machine = this.machine();
-    const online = machine.online.map((on, i) => on && !this.#props.offlineAtBoot.includes(i));
+    const r = this.#resolved();
+    const machine = r.machine();
+    const online = machine.online.map((on, i) => on && !r.#props.offlineAtBoot.includes(i));
     return buildKernel({
       machine,
       online,
-      offlineAfterBoot: this.#props.offline,
-      era: this.#props.era,
-      patches: [...this.#props.patches, ...patches],
+      offlineAfterBoot: r.#props.offline,
+      era: r.#props.era,
+      patches: [...r.#props.patches, ...patches],
       seed: "domains",
       trace: false,
     }).domains;
@@ -393,32 +382,32 @@ export class Experiment {
 
   /** A JSON description of what run(opts) would run: enough to run it again. */
   spec(opts: RunOptions = {}): ExperimentSpec {
+    const r = this.#resolved();
+    const spec = r.#specOf(opts);
+    if (this.#props.unknowns.length) spec.unknowns = this.unknownValues();
+    return spec;
+  }
+
+  #specOf(opts: RunOptions): ExperimentSpec {
     const wl = this.#requireWorkload();
     const { durationNs, warmupNs } = runTimes(opts, this.#requireWorkload());
-    for (const key of ["maxEvents", "traceLimit", "maxHeapMb"] as const) {
-      const v = opts[key];
-      if (v !== undefined && !(Number.isInteger(v) && v > 0))
-        throw new Error(`run: ${key} must be a positive integer (got ${v})`);
-    }
-    const sm = opts.sample;
-    if (
-      sm !== undefined &&
-      !(Number.isFinite(sm?.every) && sm.every > 0 && typeof sm.fn === "function")
-    )
-      throw new Error(
-        `run: sample must be { every: seconds > 0, fn: (k) => ({ name: number }) } (got every = ${sm?.every})`,
-      );
+    checkRunLimits(opts);
     const variants = this.#variantList();
     return {
       machine:
-        this.#props.source.kind === "preset"
+        this.#props.source.kind === "preset" && this.#props.machineEdits.length === 0
           ? this.#props.source.name
           : (this.machine() as unknown as Record<string, unknown>),
+      ...(this.#props.machineEdits.length
+        ? { machineEdits: this.#props.machineEdits.map((e) => e.label) }
+        : {}),
       offline: [...this.#props.offline],
       offlineAtBoot: [...this.#props.offlineAtBoot],
       era: this.#props.era,
       workload: { name: wl.name, params: wl.params },
-      variants: Object.fromEntries(variants.map(([n, ps]) => [n, ps.map((p) => p.name)])),
+      variants: Object.fromEntries(
+        variants.map(([n, ps]) => [n, ps instanceof Variant ? ps.toJSON() : ps.map((p) => p.name)]),
+      ),
       iterations: runIterations(opts),
       seed: String(opts.seed ?? 1),
       durationNs,
@@ -432,30 +421,37 @@ export class Experiment {
   jobs(opts: RunOptions = {}): IterationJob[] {
     const out: IterationJob[] = [];
     const n = runIterations(opts);
+    const variants = this.#resolved().#variantList();
     for (let i = 0; i < n; i++)
-      for (const [variant] of this.#variantList()) out.push({ variant, iteration: i });
+      for (const [variant] of variants) out.push({ variant, iteration: i });
     return out;
   }
 
   /** Runs one (variant, iteration): the unit runSync and the parallel runner share. */
   runJob(opts: RunOptions, job: IterationJob): IterationResult {
     const spec = this.spec(opts);
-    const machine = this.machine();
-    const online = machine.online.map((on, i) => on && !this.#props.offlineAtBoot.includes(i));
-    const ps = this.#variantList().find(([n]) => n === job.variant);
+    const base = this.#resolved();
+    const ps = base.#variantList().find(([n]) => n === job.variant);
     if (!ps)
       throw new Error(
-        `unknown variant "${job.variant}" (variants: ${this.#variantList()
+        `unknown variant "${job.variant}" (variants: ${base
+          .#variantList()
           .map(([n]) => n)
           .join(", ")})`,
       );
+    // A Variant runs its own experiment (another machine, era, ...); seeds stay the variant-free ones.
+    const v = ps[1];
+    const e = v instanceof Variant ? base.#applyVariant(v) : base;
+    const props = e.#props;
+    const machine = e.machine();
+    const online = machine.online.map((on, i) => on && !props.offlineAtBoot.includes(i));
     return runIteration({
       machine,
       online,
-      offlineAfterBoot: this.#props.offline,
-      era: this.#props.era,
-      patches: [...this.#props.patches, ...ps[1]],
-      workload: this.#requireWorkload(),
+      offlineAfterBoot: props.offline,
+      era: props.era,
+      patches: [...props.patches, ...(v instanceof Variant ? v.patches : v)],
+      workload: e.#requireWorkload(),
       variant: job.variant,
       iteration: job.iteration,
       seed: iterationSeed(spec.seed, job.iteration),
@@ -470,14 +466,33 @@ export class Experiment {
       sample: opts.sample
         ? { everyNs: Math.round(opts.sample.every * 1e9), fn: opts.sample.fn }
         : undefined,
-      tunables: this.#props.tunables,
-      hotplug: this.#props.hotplug,
+      tunables: props.tunables,
+      hotplug: props.hotplug,
     }).result;
+  }
+
+  /** The baseline with a Variant's changes: machine, era, tunables, then its further step. */
+  #applyVariant(v: Variant<Experiment>): Experiment {
+    let e = this.#with({ variants: null });
+    if (v.machine !== undefined) e = e.onMachine(v.machine);
+    if (v.era !== undefined) e = e.era(v.era);
+    if (v.tunables) e = e.tunables({ ...v.tunables });
+    if (v.apply) {
+      const next = v.apply(e);
+      if (!(next instanceof Experiment))
+        throw new Error(`variant "${v.description}": apply must return an Experiment`);
+      e = next.#resolved();
+    }
+    return e;
   }
 
   /** Results from iteration results in any order (sorted by variant, then iteration). */
   assemble(opts: RunOptions, results: IterationResult[]): Results {
-    const order = new Map(this.#variantList().map(([n], i) => [n, i]));
+    const order = new Map(
+      this.#resolved()
+        .#variantList()
+        .map(([n], i) => [n, i]),
+    );
     const out = [...results].sort(
       (a, b) => order.get(a.variant)! - order.get(b.variant)! || a.iteration - b.iteration,
     );
@@ -518,7 +533,7 @@ export class Experiment {
     return this.runSync(opts);
   }
 
-  #variantList(): Array<[string, readonly Patch[]]> {
+  #variantList(): Array<[string, readonly Patch[] | Variant<Experiment>]> {
     if (this.#props.variants) return Object.entries(this.#props.variants);
     return [
       [
@@ -552,19 +567,7 @@ export class Experiment {
  * ```
  */
 export function topology(machine?: string | Machine): Experiment {
-  if (machine === undefined) return start({ kind: "builder", steps: [] });
-  if (typeof machine === "string") {
-    // a machine file is read now and recorded in the spec as the machine itself
-    if (machine.endsWith(".json"))
-      return start({ kind: "machine", machine: machineFromFile(machine) });
-    preset(machine); // validates the name now, with the list of accepted presets
-    return start({ kind: "preset", name: machine });
-  }
-  if (typeof machine === "object" && Array.isArray((machine as Machine).cpus))
-    return start({ kind: "machine", machine: structuredClone(machine) });
-  throw new Error(
-    `topology: expected a preset name, a Machine or nothing (got ${JSON.stringify(machine)})`,
-  );
+  return start(sourceOf(machine));
 }
 
 /**
@@ -585,5 +588,11 @@ function start(source: MachineSource): Experiment {
     patches: [],
     tunables: {},
     hotplug: [],
+    machineEdits: [],
+    unknowns: [],
+    assumed: {},
   });
 }
+
+/** Each experiment with unknowns, resolved once (experiments are immutable). */
+const RESOLVED = new WeakMap<Experiment, Experiment>();

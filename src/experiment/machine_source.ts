@@ -2,7 +2,7 @@
 // machine builder. Builder steps are kept as a list and replayed on a fresh builder, because a
 // MachineBuilder mutates itself and an Experiment must not change once made.
 import type { Machine } from "../machine/types";
-import { preset } from "../machine/presets";
+import { machineFromFile, preset } from "../machine/presets";
 import { machineBuilder, type MachineBuilder } from "../machine/builder";
 
 /** The builder methods an Experiment forwards, with their argument lists. */
@@ -39,4 +39,39 @@ export function withBuilderStep(source: MachineSource, step: BuilderStep): Machi
     );
   }
   return Object.freeze({ kind: "builder", steps: Object.freeze([...source.steps, step]) });
+}
+
+/**
+ * The source topology(machine) starts from: a preset name (checked now, listing the accepted
+ * names), a machine file (read now, so the spec records the machine itself), a Machine (copied),
+ * or nothing (a builder).
+ */
+export function sourceOf(machine?: string | Machine): MachineSource {
+  if (machine === undefined) return { kind: "builder", steps: [] };
+  if (typeof machine === "string") {
+    if (machine.endsWith(".json")) return { kind: "machine", machine: machineFromFile(machine) };
+    preset(machine);
+    return { kind: "preset", name: machine };
+  }
+  if (typeof machine === "object" && Array.isArray((machine as Machine).cpus))
+    return { kind: "machine", machine: structuredClone(machine) };
+  throw new Error(
+    `topology: expected a preset name, a Machine or nothing (got ${JSON.stringify(machine)})`,
+  );
+}
+
+/** One change to a machine's figures: a label for the spec, and the change. */
+export interface MachineEdit {
+  readonly label: string;
+  /** Returns the changed machine, or changes it in place (any other return is ignored). */
+  readonly fn: (m: Machine) => unknown;
+}
+
+/** The machine after each edit in turn (an edit returns the changed machine or changes it). */
+export function applyEdits(m: Machine, edits: readonly MachineEdit[]): Machine {
+  for (const e of edits) {
+    const out = e.fn(m);
+    if (out && typeof out === "object" && Array.isArray((out as Machine).cpus)) m = out as Machine;
+  }
+  return m;
 }

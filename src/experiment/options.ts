@@ -66,3 +66,20 @@ export function runTimes(opts: RunOptions, wl: Workload): { durationNs: number; 
     );
   return { durationNs, warmupNs };
 }
+
+/** Refuses run limits that are not positive integers and a malformed sample probe. */
+export function checkRunLimits(opts: RunOptions): void {
+  for (const key of ["maxEvents", "traceLimit", "maxHeapMb"] as const) {
+    const v = opts[key];
+    if (v !== undefined && !(Number.isInteger(v) && v > 0))
+      throw new Error(`run: ${key} must be a positive integer (got ${v})`);
+  }
+  const sm = opts.sample;
+  if (
+    sm !== undefined &&
+    !(Number.isFinite(sm?.every) && sm.every > 0 && typeof sm.fn === "function")
+  )
+    throw new Error(
+      `run: sample must be { every: seconds > 0, fn: (k) => ({ name: number }) } (got every = ${sm?.every})`,
+    );
+}

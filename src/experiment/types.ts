@@ -70,7 +70,8 @@ export interface ExperimentSpec {
   offlineAtBoot?: number[];
   era: string;
   workload: { name: string; params: Record<string, unknown> };
-  variants: Record<string, string[]>; // variant -> patch names
+  /** variant -> its patch names, or what a variant({...}) changes (machine, era, patches). */
+  variants: Record<string, string[] | Record<string, unknown>>;
   iterations: number;
   seed: string;
   durationNs: number;
@@ -78,6 +79,10 @@ export interface ExperimentSpec {
   tunables: Record<string, number>;
   /** CPUs taken offline or brought online during each run. */
   hotplug: Array<{ atNs: number; cpu: number; online: boolean }>;
+  /** Changes made to the machine's figures (costs() on a preset, editMachine()), by label. */
+  machineEdits?: string[];
+  /** The value of each declared unknown in this run (assumed, calibrated or its default). */
+  unknowns?: Record<string, number | string>;
 }
 
 /** A whole run: the spec that produced it, the schedlab version, and every iteration. */

@@ -60,14 +60,14 @@ export function ledgerTable(e: ReportExperiment): string {
   const head = [
     "metric",
     "variant",
-    "kind",
+    "role",
     "published",
     "simulated",
     "±95% CI",
     "n",
     "ratio",
     "band",
-    "in band",
+    "verdict",
   ];
   const body = rows.map((r) => {
     const cls = r.inBand === null ? "" : r.inBand ? "in" : "out";
@@ -78,17 +78,38 @@ export function ledgerTable(e: ReportExperiment): string {
       `<tr class="${cls}">` +
       `<td>${escapeHtml(r.metric)}${r.unit ? ` <span class="meta">(${escapeHtml(r.unit)})</span>` : ""}</td>` +
       `<td>${escapeHtml(r.variant)}</td>` +
-      `<td class="kind">${escapeHtml(kindText(r.kind))}</td>` +
+      `<td class="kind">${escapeHtml(r.role ?? kindText(r.kind))}</td>` +
       `<td class="num">${r.published === null ? "-" : fmtNum(r.published)}</td>` +
       `<td class="num"${title}>${fmtNum(r.simulated)}</td>` +
       `<td class="num">${fmtNum(r.ci95)}</td>` +
       `<td class="num">${r.n}</td>` +
       `<td class="num">${r.ratio === null ? "-" : r.ratio.toFixed(3)}</td>` +
       `<td class="num">${escapeHtml(bandText(r.band))}</td>` +
-      `<td class="flag">${inBandText(r.inBand)}</td></tr>`
+      `<td class="flag"${r.reason ? ` title="${escapeHtml(r.reason)}"` : ""}>${escapeHtml(r.verdict ?? inBandText(r.inBand))}</td></tr>`
     );
   });
   return `<table class="ledger"><thead><tr>${head.map((h) => `<th>${h}</th>`).join("")}</tr></thead><tbody>\n${body.join("\n")}\n</tbody></table>`;
+}
+
+/** " · predicted figures in band: X of Y ..." when the rows carry verdicts, else "". */
+function verdictSummary(es: readonly ReportExperiment[]): string {
+  const rows = es.flatMap((e) => e.rows).filter((r) => r.verdict);
+  if (!rows.length) return "";
+  const predicted = rows.filter((r) => r.role === "predicted").length;
+  const hits = rows.filter((r) => r.verdict?.startsWith("reproduced")).length;
+  const targets = rows.filter((r) => r.verdict === "calibration target").length;
+  return ` · predicted figures in band: ${hits} of ${predicted}; calibration targets (never counted as reproduced): ${targets}`;
+}
+
+/** The experiment's unknowns: each value, calibrated or default, its range and source. */
+function unknownsList(e: ReportExperiment): string {
+  if (!e.unknowns?.length) return "";
+  const items = e.unknowns.map(
+    (u) =>
+      `<li><code>${escapeHtml(u.name)}</code> = ${escapeHtml(String(u.value))}${u.unit !== "choice" ? ` ${escapeHtml(u.unit)}` : ""} ` +
+      `(<b>${u.calibrated ? "calibrated" : "default"}</b>; ${escapeHtml(u.range ? `range ${u.range[0]}..${u.range[1]}` : `choices ${u.choices?.join(", ")}`)}; ${escapeHtml(u.source)})</li>`,
+  );
+  return `<p class="meta">Declared unknowns:</p><ul class="unknowns">${items.join("")}</ul>`;
 }
 
 function paragraphs(text: string): string {
@@ -133,6 +154,7 @@ export function renderReport(input: ReportInput): string {
       `<p class="meta">machine <b>${escapeHtml(e.machine)}</b>${e.source ? ` · source: ${escapeHtml(e.source)}` : ""}${escapeHtml(runCostText(e.wallS, e.events, " · "))}</p>`,
       e.notes ? paragraphs(e.notes) : "",
       ledgerTable(e),
+      unknownsList(e),
       e.todayNote ? `<p class="notes today"><b>Today.</b> ${escapeHtml(e.todayNote)}</p>` : "",
       figs,
       `</section>`,
@@ -151,7 +173,7 @@ export function renderReport(input: ReportInput): string {
     `</head><body>`,
     `<h1>${escapeHtml(title)}</h1>`,
     `<p class="meta">schedlab ${escapeHtml(input.version)}${input.generatedAt ? ` · ${escapeHtml(input.generatedAt)}` : ""} · ` +
-      `${totals.inBand}/${totals.judged} judged numbers in band${totals.outOfBand ? `, <b>${totals.outOfBand} out of band</b>` : ""}</p>`,
+      `${totals.inBand}/${totals.judged} judged numbers in band${totals.outOfBand ? `, <b>${totals.outOfBand} out of band</b>` : ""}${verdictSummary(input.experiments)}</p>`,
     `<p>How to rerun: <code>${escapeHtml(rerun)}</code> (the specs, seeds and version are embedded in this page as JSON, ` +
       `<code>script#schedlab-spec</code>).</p>`,
     input.experiments.length > 1

@@ -30,6 +30,23 @@ export interface LedgerRowInput {
   unit?: string;
   /** Absent: "independent". */
   kind?: FigureKind;
+  /** calibrated, predicted or reported (the ledger's roles). */
+  role?: string;
+  /** reproduced, reproduced after calibration, missed, not comparable, calibration target, not judged. */
+  verdict?: string;
+  /** Why the verdict (the band's source, what a row follows from, where a miss is explained). */
+  reason?: string;
+}
+
+/** An unknown as the report lists it: its value, whether calibrated, its range and source. */
+export interface ReportUnknown {
+  name: string;
+  unit: string;
+  value: number | string;
+  calibrated: boolean;
+  range?: [number, number];
+  choices?: string[];
+  source: string;
 }
 
 export interface ReportExperiment {
@@ -49,6 +66,8 @@ export interface ReportExperiment {
   wallS?: number;
   /** Simulated events over the experiment's runs. */
   events?: number;
+  /** The experiment's declared unknowns, with the values its runs used. */
+  unknowns?: ReportUnknown[];
   /**
    * What the rows of variant `today` mean (today's kernel, no patch, nothing published), shown
    * under the ledger table.

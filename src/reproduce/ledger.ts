@@ -4,6 +4,15 @@ import { ledgerRow as judgeRow, kindText, runCostText } from "../report/ledger";
 import { VERSION } from "../version";
 import type { Results } from "../experiment/results";
 import type { FigureKind, LedgerRow } from "./types";
+import {
+  judgeRow as verdictOf,
+  verdictContext,
+  verdictCounts,
+  type VerdictCounts,
+} from "./verdict";
+import { reproductionUnknowns, type UnknownEntry } from "./unknowns";
+import { frozenCalibration, type CalibrationFile } from "./calibration_file";
+import { reproductionIds } from "./registry";
 
 export type { FigureKind, LedgerRow } from "./types";
 
@@ -29,6 +38,12 @@ export interface LedgerExperiment {
     events?: number;
   };
   notes?: string;
+  /** The experiment's declared unknowns: range, source, default, the value used, whether fitted. */
+  unknowns?: UnknownEntry[];
+  /** The frozen calibration the runs used (values, targets, residuals, method), if any. */
+  calibration?: Omit<CalibrationFile, "id">;
+  /** How many rows got each verdict. */
+  verdicts?: VerdictCounts;
   /**
    * The today run (rows with variant `today`): what became of the patch (`note`), the era, and
    * what it cost; `fromVariant` when the rows come from a variant of the main run.
@@ -110,28 +125,37 @@ export function formatLedger(l: Ledger): string {
     const head = [
       "metric",
       "variant",
-      "kind",
+      "role",
       "published",
       "simulated",
       "ratio",
       "band",
-      "in band",
+      "verdict",
     ];
     const rows = e.rows.map((r) => [
       r.metric,
       r.variant,
-      kindText(r.kind),
+      r.role ?? kindText(r.kind),
       fmt(r.published),
       fmt(r.simulated),
       r.ratio === null ? "-" : r.ratio.toFixed(3),
       r.band ? `${fmt(r.band[0])}..${fmt(r.band[1])}` : "-",
-      r.inBand === null ? "-" : r.inBand ? "yes" : "NO",
+      r.verdict ?? (r.inBand === null ? "-" : r.inBand ? "yes" : "NO"),
     ]);
     const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
     const line = (cells: string[]) =>
       "    " +
       cells.map((c, i) => (i < 3 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
     out.push(line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line));
+    const v = e.verdicts;
+    if (v)
+      out.push(
+        `    predicted in band: ${v.reproduced + v.reproducedAfterCalibration} of ${v.predicted} (reproduced ${v.reproduced}, after calibration ${v.reproducedAfterCalibration}, missed ${v.missed}, not comparable ${v.notComparable}); calibration targets ${v.calibrationTargets}`,
+      );
+    for (const u of e.unknowns ?? [])
+      out.push(
+        `    unknown ${u.name} = ${u.value}${u.kind === "numeric" ? ` ${u.unit}` : ""} (${u.calibrated ? "calibrated" : "default"}; ${u.range ? `range ${u.range[0]}..${u.range[1]}` : `choices ${u.choices!.join(", ")}`}; ${u.source})`,
+      );
     if (e.notes) out.push(`    note: ${e.notes}`);
     if (e.today) {
       const t = e.today;
@@ -169,12 +193,19 @@ export function ledgerEntry(r: LedgerSource, res: Results, wallS?: number): Ledg
   const spec = res.data.spec;
   let events = 0;
   for (const it of res.data.iterations) events += it.events;
+  const ctx = verdictContext(r.id);
+  const rows = r.rows(res).map((row) => verdictOf(row, ctx));
+  const registered = reproductionIds().includes(r.id);
+  const cal = registered ? frozenCalibration(r.id) : null;
   return {
     id: r.id,
     title: r.title,
     machine: r.machine,
     source: r.source,
-    rows: r.rows(res),
+    rows,
+    unknowns: registered ? reproductionUnknowns(r.id) : [],
+    ...(cal ? { calibration: (({ id: _id, ...rest }) => rest)(cal) } : {}),
+    verdicts: verdictCounts(rows),
     run: {
       iterations: spec.iterations,
       durationS: spec.durationNs / 1e9,

@@ -18,6 +18,36 @@ const figure = z.strictObject({
     .describe(
       "independent (a result), calibrated (fixes a model input, not a result) or derived from a calibrated one",
     ),
+  role: z
+    .enum(["calibrated", "predicted"])
+    .optional()
+    .describe(
+      "calibrated (a target the file's calibration fits, named here before the fit) or predicted (judged against its band); default: calibrated for kind calibrated, else predicted",
+    ),
+  bandSource: z
+    .string()
+    .min(3)
+    .optional()
+    .describe(
+      'where the band comes from: the published noise (a replicate run, a range in the text) or "choice: <reason>"',
+    ),
+  comparable: z
+    .string()
+    .min(3)
+    .optional()
+    .describe("set when the figure cannot be judged: why it is not comparable"),
+});
+
+const calibration = z.strictObject({
+  unknowns: z
+    .array(z.string().min(1))
+    .min(1)
+    .describe("the experiment's unknowns fitted on the figures whose role is calibrated"),
+  method: z
+    .string()
+    .min(3)
+    .optional()
+    .describe("how they are fitted when not by `schedlab calibrate` (e.g. a closed form)"),
 });
 
 /** The zod schema of a published-figures file. */
@@ -26,5 +56,10 @@ export const publishedFileSchema = z
     id: z.string().min(1).describe("the reproduction id; must equal the file name"),
     source: z.string().min(1).describe("the publication: author, date, subject, Message-ID, link"),
     figures: z.array(figure).describe("the published numbers"),
+    calibration: calibration
+      .optional()
+      .describe(
+        "the unknowns fitted on this file's calibrated figures (frozen values: data/calibration/<id>.json)",
+      ),
   })
   .describe("The numbers a patch published, and the bands a reproduction is judged by");

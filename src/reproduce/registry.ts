@@ -7,6 +7,7 @@ import type { Figure } from "../plot/types";
 import type { FigureKind, LedgerRow, TodaySpec } from "./types";
 import { parseWith } from "../machine/schema";
 import { publishedFileSchema } from "./published_schema";
+import { frozenCalibration } from "./calibration_file";
 
 /** How long and how often a reproduction runs. */
 export interface RunProfile {
@@ -43,11 +44,23 @@ export interface Reproduction {
 
 const REGISTRY = new Map<string, Reproduction>();
 
-/** Register a reproduction under its id (done once, when its module loads). */
+/**
+ * Register a reproduction under its id (done once, when its module loads). Its experiment runs
+ * with the values of its frozen calibration (data/calibration/<id>.json), when it has one.
+ */
 export function defineReproduction(r: Reproduction): Reproduction {
   if (REGISTRY.has(r.id)) throw new Error(`reproduction ${r.id} is defined twice`);
-  REGISTRY.set(r.id, r);
-  return r;
+  const make = r.experiment;
+  const wrapped: Reproduction = {
+    ...r,
+    experiment: () => {
+      const exp = make();
+      const cal = frozenCalibration(r.id);
+      return cal ? exp.assume(cal.values) : exp;
+    },
+  };
+  REGISTRY.set(r.id, wrapped);
+  return wrapped;
 }
 
 /**
@@ -137,6 +150,12 @@ export interface PublishedFigure {
   derivation?: string;
   /** independent (default), calibrated (fixes a model input) or derived from a calibrated one. */
   kind?: FigureKind;
+  /** calibrated (a calibration target, named before the fit) or predicted (default from kind). */
+  role?: "calibrated" | "predicted";
+  /** Where the band comes from: the published noise, or "choice: <reason>". */
+  bandSource?: string;
+  /** Why the figure cannot be judged, when it cannot. */
+  comparable?: string;
 }
 
 /** The published numbers of one reproduction (data/published/<id>.json). */
@@ -144,6 +163,13 @@ export interface PublishedFile {
   id: string;
   source: string;
   figures: PublishedFigure[];
+  /** The unknowns fitted on the calibrated figures, and how when not by `schedlab calibrate`. */
+  calibration?: { unknowns: string[]; method?: string };
+}
+
+/** A published figure's role: calibrated (named as a calibration target) or predicted. */
+export function figureRole(f: PublishedFigure): "calibrated" | "predicted" {
+  return f.role ?? (f.kind === "calibrated" ? "calibrated" : "predicted");
 }
 
 /** data/published/<id>.json */

@@ -31,6 +31,9 @@ export function reportRows(e: LedgerExperiment): LedgerRowInput[] {
     iterations: r.iterations,
     kind: r.kind,
     ...(r.band ? { band: r.band } : {}),
+    ...(r.role ? { role: r.role } : {}),
+    ...(r.verdict ? { verdict: r.verdict } : {}),
+    ...(r.reason ? { reason: r.reason } : {}),
   }));
 }
 
@@ -49,6 +52,7 @@ export function writeReport(
       source: e.source,
       notes: e.notes,
       rows: reportRows(e),
+      unknowns: e.unknowns ?? [],
       figures: run?.repro.figures ? run.repro.figures(run.res) : [],
       spec: run?.res.data.spec,
       wallS: e.run.wall_s,

@@ -46,8 +46,14 @@ export function todayRun(r: Reproduction): Pick<Reproduction, "id" | "experiment
   return { id: `${r.id}${SUFFIX}`, experiment: () => todayExperiment(r)! };
 }
 
-/** A worker's experiment by id: a reproduction's, or (`<id>@today`) its today experiment. */
+/**
+ * A worker's experiment by id: a reproduction's, (`<id>@today`) its today experiment, or
+ * (`<id>|<values as JSON>`) either with those values assumed for its unknowns.
+ */
 export function experimentById(id: string): Experiment {
+  // `<id>|{"unknown":value}`: a point of a sweep over the reproduction's unknowns
+  const bar = id.indexOf("|");
+  if (bar >= 0) return experimentById(id.slice(0, bar)).assume(JSON.parse(id.slice(bar + 1)));
   if (!id.endsWith(SUFFIX)) return reproduction(id).experiment();
   const exp = todayExperiment(reproduction(id.slice(0, -SUFFIX.length)));
   if (!exp) throw new Error(`reproduction ${id} takes its today rows from its own run`);
@@ -96,7 +102,12 @@ export function todayRows(r: Reproduction, res: Results): LedgerRow[] {
   const variant = t.fromVariant ?? TODAY_VARIANT;
   return t.metrics.map((metric) => {
     const values = t.values ? t.values(res, metric, variant) : res.values(metric, variant);
-    return ledgerRow(metric, TODAY_VARIANT, null, values);
+    return {
+      ...ledgerRow(metric, TODAY_VARIANT, null, values),
+      role: "reported" as const,
+      verdict: "not judged" as const,
+      reason: "today's kernel: nothing published",
+    };
   });
 }
 

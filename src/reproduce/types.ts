@@ -21,7 +21,31 @@ export interface LedgerRow {
   inBand: boolean | null;
   /** independent (an output of the model), calibrated (fixed an input) or derived from one. */
   kind: FigureKind;
+  /** calibrated (a calibration target), predicted (judged), or reported (nothing published). */
+  role?: FigureRole;
+  /** The judgement of the row (verdict.ts); set by ledgerEntry. */
+  verdict?: Verdict;
+  /** Why: the band's source, what it follows from, or where the miss is explained. */
+  reason?: string;
 }
+
+/** A published figure's role: fitted by a calibration, judged as a prediction, or only reported. */
+export type FigureRole = "calibrated" | "predicted" | "reported";
+
+/**
+ * A row's verdict. reproduced: predicted, in band, nothing calibrated; reproduced after
+ * calibration: predicted, in band, k unknowns fitted on other figures; missed: predicted, out of
+ * band (the mechanism in the experiment's doc); not comparable: predicted but no band can judge
+ * it (the reason given); calibration target: fitted, never counted as reproduced; not judged:
+ * nothing was published for the row (today rows, extra metrics).
+ */
+export type Verdict =
+  | "reproduced"
+  | "reproduced after calibration"
+  | "missed"
+  | "not comparable"
+  | "calibration target"
+  | "not judged";
 
 /**
  * A reproduction's `today` variant: the same machine and workload on today's kernel (the newest

@@ -39,7 +39,7 @@ test("a calibrated row has inBand null even with a band; an independent one is j
 test("the text ledger and the HTML table label calibrated and derived rows", () => {
   const l = entry();
   const text = formatLedger(l);
-  assert.match(text, /^\s+metric\s+variant\s+kind\s+published/m);
+  assert.match(text, /^\s+metric\s+variant\s+role\s+published/m);
   assert.match(
     text,
     /^\s+avg_loops\s+pre\s+calibrated\s+100\.0\s+100\.0\s+1\.000\s+90\.0000\.\.110\.0\s+-$/m,
@@ -48,7 +48,7 @@ test("the text ledger and the HTML table label calibrated and derived rows", () 
   assert.match(text, /^\s+cv_loops\s+pre\s+-\s.*\s+yes$/m);
   const e = { ...l.experiments[0], rows: reportRows(l.experiments[0]), figures: [] };
   const html = ledgerTable(e);
-  assert.match(html, /<th>kind<\/th>/);
+  assert.match(html, /<th>role<\/th>/);
   assert.match(html, /<td>avg_loops<\/td><td>pre<\/td><td class="kind">calibrated<\/td>/);
   assert.match(html, /<td>stddev_loops<\/td><td>pre<\/td><td class="kind">derived<\/td>/);
   // totals count only the independent row as judged

@@ -1,0 +1,78 @@
+// The machine-builder steps of the fluent API (sockets, cores, threads, costs, ...), kept apart
+// from Experiment so that experiment.ts holds what an experiment is and how it runs. Each step
+// returns a new object of the subclass (Experiment), which records the step.
+import type { MachineBuilder } from "../machine/builder";
+import { costProfile } from "../machine/profiles";
+import type { BuilderStep } from "./machine_source";
+
+/** The machine-builder steps every Experiment has; see Experiment. */
+export abstract class MachineSteps {
+  /** Records one builder step and returns the new experiment. */
+  protected abstract builderStep(step: BuilderStep): this;
+
+  /**
+   * Packages of a machine built step by step (topology() without a preset).
+   *
+   * @example
+   * ```ts
+   * import { topology } from "schedlab";
+   * const m = topology().sockets(2).cores(4).threads(2).machine();
+   * const sibling = m.cpus.find((c) => c.id !== 0 && c.core === m.cpus[0].core);
+   * console.log(m.cpus.length, "CPUs; cpu0's SMT sibling is cpu" + sibling?.id);
+   * ```
+   * Prints:
+   * ```text
+   * 16 CPUs; cpu0's SMT sibling is cpu8
+   * ```
+   */
+  sockets(n: number): this {
+    return this.builderStep(["sockets", [n]]);
+  }
+  /** Dies per package (multi-chip modules such as the Core 2 Quad have 2). */
+  diesPerSocket(n: number): this {
+    return this.builderStep(["diesPerSocket", [n]]);
+  }
+  /** Cores per package. */
+  cores(n: number): this {
+    return this.builderStep(["cores", [n]]);
+  }
+  /** SMT threads per core. */
+  threads(n: number): this {
+    return this.builderStep(["threads", [n]]);
+  }
+  /** Cores sharing one L2 instance. */
+  l2SharedBy(n: number): this {
+    return this.builderStep(["l2SharedBy", [n]]);
+  }
+  /** What the last-level cache spans: "die", "package" or "l2". */
+  llc(span: Parameters<MachineBuilder["llc"]>[0]): this {
+    return this.builderStep(["llc", [span]]);
+  }
+  /** NUMA nodes; the packages are split evenly across them. */
+  nodes(n: number): this {
+    return this.builderStep(["nodes", [n]]);
+  }
+  /** The node x node SLIT distance table. */
+  distance(m: number[][]): this {
+    return this.builderStep(["distance", [m]]);
+  }
+  /** Cost figures (context switch, IPI, cache line...) that differ from the builder's defaults. */
+  costs(c: Parameters<MachineBuilder["costs"]>[0]): this {
+    return this.builderStep(["costs", [c]]);
+  }
+  /**
+   * Start from a cost profile's figures, idle states and cache sizes (x86-server-2008/2015/2019,
+   * arm64-a53-2016, or any preset name; costProfileNames()); costs() still overrides them.
+   */
+  profile(name: string): this {
+    return this.builderStep(["profile", [costProfile(name)]]);
+  }
+  /** Arch capacity per CPU in Linux numbering (asymmetric machines such as big.LITTLE). */
+  capacities(perCpu: number[]): this {
+    return this.builderStep(["capacities", [perCpu]]);
+  }
+  /** The built machine's name. */
+  name(s: string): this {
+    return this.builderStep(["name", [s]]);
+  }
+}
