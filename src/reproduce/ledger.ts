@@ -12,7 +12,7 @@ import {
 } from "./verdict";
 import { reproductionUnknowns, type UnknownEntry } from "./unknowns";
 import { frozenCalibration, type CalibrationFile } from "./calibration_file";
-import { reproductionIds } from "./registry";
+import { calibrationSource, reproductionIds } from "./registry";
 
 export type { FigureKind, LedgerRow } from "./types";
 
@@ -196,7 +196,7 @@ export function ledgerEntry(r: LedgerSource, res: Results, wallS?: number): Ledg
   const ctx = verdictContext(r.id);
   const rows = r.rows(res).map((row) => verdictOf(row, ctx));
   const registered = reproductionIds().includes(r.id);
-  const cal = registered ? frozenCalibration(r.id) : null;
+  const cal = registered ? frozenCalibration(calibrationSource(r.id)) : null;
   return {
     id: r.id,
     title: r.title,

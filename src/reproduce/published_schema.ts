@@ -48,6 +48,13 @@ const calibration = z.strictObject({
     .min(3)
     .optional()
     .describe("how they are fitted when not by `schedlab calibrate` (e.g. a closed form)"),
+  from: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "the experiment whose frozen calibration these runs use (same machine, other workload); default this one",
+    ),
 });
 
 /** The zod schema of a published-figures file. */

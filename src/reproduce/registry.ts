@@ -55,7 +55,7 @@ export function defineReproduction(r: Reproduction): Reproduction {
     ...r,
     experiment: () => {
       const exp = make();
-      const cal = frozenCalibration(r.id);
+      const cal = frozenCalibration(calibrationSource(r.id));
       return cal ? exp.assume(cal.values) : exp;
     },
   };
@@ -164,7 +164,17 @@ export interface PublishedFile {
   source: string;
   figures: PublishedFigure[];
   /** The unknowns fitted on the calibrated figures, and how when not by `schedlab calibrate`. */
-  calibration?: { unknowns: string[]; method?: string };
+  calibration?: { unknowns: string[]; method?: string; from?: string };
+}
+
+/**
+ * The experiment whose frozen calibration `id` runs with: its published file's calibration.from,
+ * else itself (no published file: itself).
+ */
+export function calibrationSource(id: string): string {
+  const file = path.join(__dirname, "..", "..", "data", "published", `${id}.json`);
+  if (!fs.existsSync(file)) return id;
+  return publishedFor(id).calibration?.from ?? id;
 }
 
 /** A published figure's role: calibrated (named as a calibration target) or predicted. */

@@ -41,7 +41,7 @@ export interface UnknownEntry extends UnknownInfo {
 export function reproductionUnknowns(id: string): UnknownEntry[] {
   const exp = reproduction(id).experiment();
   const values = exp.unknownValues();
-  const cal = frozenCalibration(id);
+  const cal = frozenCalibration(calibrationSource(id));
   return exp.declaredUnknowns().map((u) => ({
     ...unknownInfo(u),
     value: values[u.name],
@@ -106,6 +106,10 @@ export function calibrateReproduction(
 ): CalibrationRecord {
   const r = reproduction(id);
   const pub = publishedFor(id);
+  if (pub.calibration?.from)
+    throw new Error(
+      `calibrate ${id}: its values come from ${pub.calibration.from}'s calibration (data/published/${id}.json calibration.from); calibrate ${pub.calibration.from}`,
+    );
   if (!pub.calibration)
     throw new Error(
       `calibrate ${id}: data/published/${id}.json declares no calibration (add "calibration": { "unknowns": [...] } and mark the target figures "role": "calibrated")`,
