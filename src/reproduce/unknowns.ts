@@ -19,6 +19,7 @@ import {
 import { unknownInfo, type UnknownInfo, type UnknownValue } from "../experiment/unknown";
 import type { Results } from "../experiment/results";
 import {
+  calibrationSource,
   figureRole,
   publishedFor,
   reproduction,
