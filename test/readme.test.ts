@@ -18,3 +18,14 @@ test("README's ten-line example runs as written", async () => {
   assert.match(out[0], /cv_loops/);
   assert.match(out[1], /migrations by reason/);
 });
+
+test("README's machine-level A/B runs as written: two machines in one variants() call", async () => {
+  const readme = fs.readFileSync(path.join(__dirname, "..", "README.md"), "utf8");
+  const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
+  const code = blocks.find((b) => b.includes("variant({ machine"));
+  assert.ok(code, "README has the machine-level A/B example");
+  const out = await runSnippet(code);
+  assert.equal(out.length, 1);
+  assert.match(out[0], /cores\s+ht/);
+  assert.match(out[0], /cv_loops/);
+});
