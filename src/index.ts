@@ -274,7 +274,28 @@ export {
   todayRows,
   withToday,
 } from "./reproduce/today";
-export type { TodaySpec } from "./reproduce/types";
+export type { TodaySpec, FigureRole, Verdict } from "./reproduce/types";
+export {
+  judgeRow,
+  verdictCounts,
+  verdictContext,
+  type VerdictContext,
+  type VerdictCounts,
+} from "./reproduce/verdict";
+export {
+  calibrateReproduction,
+  calibrationTargets,
+  reproductionUnknowns,
+  sweepReproduction,
+  type CalibrateReproductionOptions,
+  type SweepReproductionOptions,
+  type UnknownEntry,
+} from "./reproduce/unknowns";
+export {
+  frozenCalibration,
+  calibrationFileSchema,
+  type CalibrationFile,
+} from "./reproduce/calibration_file";
 export type { HogsParams, PingPongParams, SleepersParams } from "./workload/basic";
 export type { SchedFairParams } from "./workload/sched_fair";
 export { FORK_NS_2009 } from "./workload/sched_fair";

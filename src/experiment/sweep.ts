@@ -168,7 +168,9 @@ export function sweepSync<E>(
 export class SweepResult {
   /** res.plot.sensitivity() and res.plot.envelope(unknown, figure). */
   readonly plot: {
+    /** The tornado: each unknown's effect on each figure (sensitivity()), published marked. */
     sensitivity(opts?: SensitivityOptions): Figure;
+    /** One figure over one unknown's values (envelope()), the published number and band drawn. */
     envelope(unknown: string, figure: string, opts?: EnvelopeOptions): Figure;
   };
 

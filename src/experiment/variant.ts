@@ -30,7 +30,9 @@ export class Variant<E = unknown> {
   readonly era?: Era;
   readonly machine?: string | Machine;
   readonly tunables?: Readonly<Record<string, number>>;
+  /** A further experiment step this variant takes. */
   readonly apply?: (exp: E) => E;
+  /** What the variant changes, in one line. */
   readonly description: string;
 
   /** @internal Use variant(). */
