@@ -43,10 +43,18 @@ export function reproductionUnknowns(id: string): UnknownEntry[] {
   const exp = reproduction(id).experiment();
   const values = exp.unknownValues();
   const cal = frozenCalibration(calibrationSource(id));
+  // fitted by schedlab calibrate (frozen), or by a closed form the published file states
+  let closed: string[] = [];
+  try {
+    const c = publishedFor(id).calibration;
+    if (c?.method) closed = c.unknowns;
+  } catch {
+    closed = [];
+  }
   return exp.declaredUnknowns().map((u) => ({
     ...unknownInfo(u),
     value: values[u.name],
-    calibrated: !!cal && u.name in cal.values,
+    calibrated: (!!cal && u.name in cal.values) || closed.includes(u.name),
   }));
 }
 
