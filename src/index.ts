@@ -400,6 +400,16 @@ export {
 } from "./analysis/mmtests";
 export { SEED003_METRICS, publishedPercentiles, mergedHistogram } from "./reproduce/seed003";
 export {
+  sweepReproduction,
+  calibrateReproduction,
+  calibrationTargets,
+  reproductionUnknowns,
+  type SweepReproductionOptions,
+  type CalibrateReproductionOptions,
+  type UnknownEntry,
+} from "./reproduce/unknowns";
+export { frozenCalibration, type CalibrationFile } from "./reproduce/calibration_file";
+export {
   SEED004_METRICS,
   SEED004_VARIANTS,
   pairedRatios,
