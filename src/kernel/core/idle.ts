@@ -121,6 +121,11 @@ export function exitLatencyNs(states: readonly IdleState[], rq: Rq, at = 0): num
   return packageInState(peers, rq.idleStateIdx) ? s.exitLatencyNs : s.coreExitLatencyNs;
 }
 
+/** When an idle `rq` that a wakeup reaches at `at` is out of its state: at + exitLatencyNs. */
+export function exitDoneAt(states: readonly IdleState[], rq: Rq, at: number): number {
+  return at + exitLatencyNs(states, rq, at);
+}
+
 function packageInState(peers: readonly Rq[], idx: number): boolean {
   for (const r of peers) {
     if (r.online && (r.curr !== null || r.idleStateIdx < idx)) return false;
