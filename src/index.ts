@@ -303,6 +303,7 @@ export type { KernelConfig } from "./kernel/core/core";
 export type {
   Task,
   Rq,
+  PackageWake,
   CfsRq,
   RtRq,
   SchedEntity,
@@ -408,7 +409,11 @@ export {
   type CalibrateReproductionOptions,
   type UnknownEntry,
 } from "./reproduce/unknowns";
-export { frozenCalibration, type CalibrationFile } from "./reproduce/calibration_file";
+export {
+  frozenCalibration,
+  calibrationFileSchema,
+  type CalibrationFile,
+} from "./reproduce/calibration_file";
 export {
   SEED004_METRICS,
   SEED004_VARIANTS,
