@@ -124,7 +124,15 @@ export {
 } from "./machine/sysfs";
 export type { MachineSpec, Sourced } from "./machine/schema";
 export { machineBuilder } from "./machine/builder";
-export type { Machine, CpuInfo, CostModel, ShareLevel, IdleState } from "./machine/types";
+export type {
+  Machine,
+  CpuInfo,
+  CostModel,
+  ShareLevel,
+  IdleState,
+  IdleExitDraw,
+  ExitTimeDraw,
+} from "./machine/types";
 export {
   buildSchedDomains,
   describeDomains,
@@ -316,6 +324,7 @@ export type { KernelConfig } from "./kernel/core/core";
 export type {
   Task,
   Rq,
+  PackageWake,
   CfsRq,
   RtRq,
   SchedEntity,

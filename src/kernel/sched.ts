@@ -2,6 +2,7 @@
 // scheduler file shares (rq, cfs_rq, rt_rq, task_struct, sched_entity, sched_avg), the flag sets,
 // the event kinds and struct sched_class. It imports nothing from the rest of src/kernel.
 import { SCHED_CAPACITY_SCALE as MACHINE_CAPACITY_SCALE } from "../machine/builder";
+import type { RandomStream } from "../sim/random";
 
 /**
  * SCHED_CAPACITY_SCALE: the capacity of the biggest CPU at its highest frequency. The machine
@@ -354,6 +355,11 @@ export class RtRq {
 /** The running context's clock as idle_cpu() reads it: the event instant plus the work charged. */
 export type RqClock = { readonly now: number; readonly chargeNs: number };
 
+/** A package C-state's wake shared by the CPUs of its scope: when the package is up again. */
+export interface PackageWake {
+  readyAt: number;
+}
+
 /** struct rq: one per CPU. */
 export class Rq {
   readonly cfs = new CfsRq();
@@ -416,6 +422,13 @@ export class Rq {
   /** The rqs of this CPU's package, and of the whole machine (idle.ts attachIdleScopes). */
   idlePackage: readonly Rq[] = [];
   idleSystem: readonly Rq[] = [];
+  /** When the package (or the machine) leaves a package C-state a wakeup started (idle.ts). */
+  idlePackageWake: PackageWake = { readyAt: -1 };
+  idleSystemWake: PackageWake = { readyAt: -1 };
+  /** When this CPU's drawn idle exit (a state with exitDraw) ends; -1 before one starts. */
+  idleExitEndsAt = -1;
+  /** This CPU's stream of exit-time draws (idle.ts; null on machines without exitDraw). */
+  idleExitRng: RandomStream | null = null;
   /** Running average of idle periods: the model's stand-in for menu's next-timer term. */
   avgIdleNs = 1_000_000;
   /** menu's data->intervals[] (us; seeded with avgIdleNs's 1 ms) and interval_ptr (menu_typical.ts). */

@@ -419,6 +419,12 @@ function build(p: Params): Machine {
     if (s.coreExitLatencyNs !== undefined)
       sources[`idle.${s.name}.coreExitLatencyNs`] = sources[`idle.${s.name}.packageScope`] =
         "builder: given without a source";
+    if (s.exitDraw !== undefined) {
+      sources[`idle.${s.name}.packageScope`] = "builder: given without a source";
+      for (const part of ["core", "packageExtra"])
+        for (const f of ["medianNs", "logSd"])
+          sources[`idle.${s.name}.exitDraw.${part}.${f}`] = "builder: given without a source";
+    }
   }
   sources["caches.l2Bytes"] = sources["caches.llcBytes"] = "builder: given without a source";
   sources.nodeDistance = p.distance

@@ -38,20 +38,53 @@ export function checkIdleStates(states: unknown): void {
   });
 }
 
-/** The optional core-only exit: at most the table's figure, and with the package state's scope. */
+/** The optional core-only exit (a constant or drawn): within the table's figure, with a scope. */
 function checkCoreExit(s: IdleState, where: string): void {
   const core = s.coreExitLatencyNs;
-  if (core === undefined) {
+  const draw = s.exitDraw;
+  if (core !== undefined && draw !== undefined)
+    throw new Error(
+      `${where}: give coreExitLatencyNs (a constant core exit) or exitDraw (drawn exits), not both`,
+    );
+  if (core === undefined && draw === undefined) {
     if (s.packageScope !== undefined)
-      throw new Error(`${where}: packageScope is only meaningful with coreExitLatencyNs`);
+      throw new Error(
+        `${where}: packageScope is only meaningful with coreExitLatencyNs or exitDraw`,
+      );
     return;
   }
-  if (typeof core !== "number" || !Number.isFinite(core) || core < 0 || core > s.exitLatencyNs)
-    throw new Error(
-      `${where}: coreExitLatencyNs must be a number of ns from 0 to exitLatencyNs (${s.exitLatencyNs}) (got ${fmt(core)})`,
-    );
+  if (core !== undefined) {
+    if (typeof core !== "number" || !Number.isFinite(core) || core < 0 || core > s.exitLatencyNs)
+      throw new Error(
+        `${where}: coreExitLatencyNs must be a number of ns from 0 to exitLatencyNs (${s.exitLatencyNs}) (got ${fmt(core)})`,
+      );
+  } else checkExitDraw(s, where);
   if (s.packageScope !== "package" && s.packageScope !== "system")
     throw new Error(
-      `${where}: packageScope must be "package" or "system" with coreExitLatencyNs (got ${fmt(s.packageScope)})`,
+      `${where}: packageScope must be "package" or "system" with ${core !== undefined ? "coreExitLatencyNs" : "exitDraw"} (got ${fmt(s.packageScope)})`,
     );
+}
+
+/** exitDraw: two lognormal draws, each a median within the table's figure and a log-sd >= 0. */
+function checkExitDraw(s: IdleState, where: string): void {
+  const d = s.exitDraw as unknown as Record<string, Record<string, unknown>> | null;
+  if (!d || typeof d !== "object")
+    throw new Error(
+      `${where}: exitDraw must be { core: { medianNs, logSd }, packageExtra: { medianNs, logSd } } (got ${fmt(d)})`,
+    );
+  for (const part of ["core", "packageExtra"] as const) {
+    const x = d[part];
+    if (!x || typeof x !== "object")
+      throw new Error(`${where}: exitDraw.${part} must be { medianNs, logSd } (got ${fmt(x)})`);
+    const m = x.medianNs;
+    if (typeof m !== "number" || !Number.isFinite(m) || m < 0 || m > s.exitLatencyNs)
+      throw new Error(
+        `${where}: exitDraw.${part}.medianNs must be a number of ns from 0 to exitLatencyNs (${s.exitLatencyNs}) (got ${fmt(m)})`,
+      );
+    const sd = x.logSd;
+    if (typeof sd !== "number" || !Number.isFinite(sd) || sd < 0 || sd > 3)
+      throw new Error(
+        `${where}: exitDraw.${part}.logSd must be a number from 0 to 3 (the sd of the exit time's natural log) (got ${fmt(sd)})`,
+      );
+  }
 }

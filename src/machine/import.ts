@@ -116,6 +116,14 @@ export function importMachine(t: CpuTable, opts: ImportOptions = {}): ImportResu
 
   const prof = presetSpec(profileSource);
   const borrowed = (what: string) => `profile ${profile}, not measured on this machine: ${what}`;
+  type Draw = {
+    medianNs: { value: number; source: string };
+    logSd: { value: number; source: string };
+  };
+  const borrowedDraw = (d: Draw): Draw => ({
+    medianNs: { ...d.medianNs, source: borrowed(d.medianNs.source) },
+    logSd: { ...d.logSd, source: borrowed(d.logSd.source) },
+  });
   const costs = JSON.parse(JSON.stringify(prof.costs)) as MachineSpec["costs"];
   for (const fig of Object.values(costs) as Array<Record<string, unknown>>) {
     if (typeof fig.source === "string") fig.source = borrowed(fig.source);
@@ -133,6 +141,12 @@ export function importMachine(t: CpuTable, opts: ImportOptions = {}): ImportResu
     }),
     ...(s.packageScope && {
       packageScope: { ...s.packageScope, source: borrowed(s.packageScope.source) },
+    }),
+    ...(s.exitDraw && {
+      exitDraw: {
+        core: borrowedDraw(s.exitDraw.core),
+        packageExtra: borrowedDraw(s.exitDraw.packageExtra),
+      },
     }),
   }));
   warnings.push(

@@ -160,6 +160,15 @@ export function machineFromSpec(input: unknown, where = "machine spec"): Machine
       st.packageScope = s.packageScope.value;
       sources[`idle.${s.name}.packageScope`] = s.packageScope.source;
     }
+    if (s.exitDraw) {
+      const part = (k: "core" | "packageExtra") => {
+        const d = s.exitDraw![k];
+        sources[`idle.${s.name}.exitDraw.${k}.medianNs`] = d.medianNs.source;
+        sources[`idle.${s.name}.exitDraw.${k}.logSd`] = d.logSd.source;
+        return { medianNs: d.medianNs.value, logSd: d.logSd.value };
+      };
+      st.exitDraw = { core: part("core"), packageExtra: part("packageExtra") };
+    }
     return st;
   });
   b.idleStates(states);

@@ -23,6 +23,12 @@ const finite = z.number({ error: "must be a finite number" }).finite("must be a 
 const sourcedNumber = sourcedSchema(finite);
 const positiveInt = z.int("must be a positive integer").positive("must be a positive integer");
 
+/** A lognormal exit time as a machine file gives it: median (ns) and log-sd, each sourced. */
+const exitTimeDraw = z.strictObject({
+  medianNs: sourcedNumber.describe("the median exit time, ns"),
+  logSd: sourcedNumber.describe("the standard deviation of the exit time's natural log"),
+});
+
 const levelTable = z
   .strictObject(
     Object.fromEntries(SHARE_LEVELS.map((l) => [l, sourcedNumber])) as Record<
@@ -99,7 +105,20 @@ export const machineSpecSchema = z
             ),
           packageScope: sourcedSchema(z.enum(["package", "system"]))
             .optional()
-            .describe("CPUs that must all be idle for the package state (with coreExitLatencyNs)"),
+            .describe(
+              "CPUs that must all be idle for the package state (with coreExitLatencyNs or exitDraw)",
+            ),
+          exitDraw: z
+            .strictObject({
+              core: exitTimeDraw.describe("the core state's exit while the package is awake"),
+              packageExtra: exitTimeDraw.describe(
+                "what a wakeup adds when it must first wake the package from its package state",
+              ),
+            })
+            .optional()
+            .describe(
+              "exit times drawn per exit (lognormal), where the table figure is a package state's worst case; instead of coreExitLatencyNs",
+            ),
         }),
       )
       .describe("cpuidle states, shallow to deep"),

@@ -47,6 +47,28 @@ export interface IdleState {
   coreExitLatencyNs?: number;
   /** Which CPUs must all be idle for the package state: one package, or the whole system. */
   packageScope?: "package" | "system";
+  /**
+   * Exit times drawn per exit, where the table figure is a package state's worst case (instead
+   * of the constant coreExitLatencyNs): `core` is the core state's own exit with the package
+   * awake, `packageExtra` what waking the package from its package state adds before it. Each CPU
+   * draws from its own seeded stream; the table figure caps the sum (the driver's worst case).
+   * Needs `packageScope`.
+   */
+  exitDraw?: IdleExitDraw;
+}
+
+/** A lognormal exit time: its median and the standard deviation of its natural log. */
+export interface ExitTimeDraw {
+  medianNs: number;
+  logSd: number;
+}
+
+/** The two exit-time draws of a state whose table figure is a package state's worst case. */
+export interface IdleExitDraw {
+  /** The core state's exit while its package is awake. */
+  core: ExitTimeDraw;
+  /** What a wakeup adds when it has to wake the package from its package state first. */
+  packageExtra: ExitTimeDraw;
 }
 
 /** Physical costs of one machine. Every experiment on the machine uses the same figures. */

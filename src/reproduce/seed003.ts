@@ -15,6 +15,7 @@ import { LatencyHistogram, SCHBENCH_PERCENTILES } from "../analysis/histogram";
 import { percentileCurveFromValues } from "../plot/latency";
 import { box } from "../plot/distribution";
 import { iterationsOf } from "../analysis/metric";
+import { SEED003_UNKNOWNS } from "./seed003_unknowns";
 
 /** The ledger's metric names: lat_p50 ... lat_p99.9 (usec). */
 export const SEED003_METRICS: readonly string[] = SCHBENCH_PERCENTILES.map((p) => `lat_p${p}`);
@@ -85,10 +86,11 @@ function figures(id: string) {
 }
 
 const NOTES =
-  "Runs of 30 s as mmtests' schbench (-r 30), 5 iterations; latencies in whole usec as schbench's gettimeofday gives them, per-iteration percentiles from an HdrHistogram, the ledger value their mean over iterations. " +
+  "Runs of 30 s as mmtests' schbench (-r 30), 5 iterations; latencies in whole usec as schbench's gettimeofday gives them, per-iteration percentiles from an HdrHistogram. " +
   "The 5.6 era without the patch stands for 5.5 (the era's numa_imbalance hook has no allowance before 5.18). " +
   "NUMA balancing (task_numa_fault/task_numa_migrate) is not modelled: schbench's threads touch a few KB, so NUMA hinting faults would find no memory to pull them toward. " +
-  "The absolute latency rests on the wake-up CPU's C-state exit from intel_idle's hsw table (worst-case figures), which dominates both variants.";
+  "A wakeup out of C6 pays a drawn core C6 exit, plus a drawn package C6 wake when every CPU of the woken CPU's socket was in C6 (per-socket scope); the four exit-time unknowns are fitted on the 1-worker p50 and p90 of both variants (data/calibration/003-1w.json), every other figure is a prediction. " +
+  "Bands: +-2 sd of one run from the v3/v4 replicate of the patched runs (+-2 us at p50-p95, +-3 us at p99-p99.9); the ledger value is the mean of per-run (30 s) percentiles, a single run's expected value.";
 
 const TODAY_NOTE =
   "Merged for 5.6 (b396f52326de) and later replaced: since 5.18 (e496132ebedd) calculate_imbalance calls adjust_numa_imbalance (kernel/sched/fair.c), which drops an imbalance of at most NUMA_IMBALANCE_MIN (2) tasks while the destination runs no more than sd->imb_numa_nr tasks (derived from the LLCs an SD_NUMA domain spans), instead of 5.6's fixed `busiest->sum_nr_running <= 2`. " +
@@ -107,7 +109,8 @@ for (const [id, workers, title] of [
       topology("numa-2x12x2")
         .era("5.6")
         .workload(schbench({ messageThreads: 2, workers, runtime: 30 }))
-        .variants({ pre: [], post: [numaImbalance2020] }),
+        .variants({ pre: [], post: [numaImbalance2020] })
+        .unknowns(...SEED003_UNKNOWNS),
     full: { iterations: 5, duration: 30 },
     // shorter runs for the band tests: the placement settles within the first second
     quick: { iterations: 3, duration: 8 },

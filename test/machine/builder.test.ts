@@ -8,6 +8,10 @@ import {
 } from "../../src/machine/builder";
 
 const base = () => machineBuilder().sockets(2).cores(4);
+const DRAW = {
+  core: { medianNs: 30_000, logSd: 0.2 },
+  packageExtra: { medianNs: 50_000, logSd: 0.3 },
+};
 
 test("defaults: thread-major numbering, one node, capacity 1024, every figure sourced", () => {
   const m = machineBuilder().sockets(2).cores(2).threads(2).build();
@@ -257,6 +261,57 @@ test("validation errors name the field and the accepted values", () => {
           ])
           .build(),
       /idleStates\[0\]: packageScope is only meaningful with coreExitLatencyNs/,
+    ],
+    [
+      () =>
+        base()
+          .idleStates([
+            {
+              ...{ name: "C6", exitLatencyNs: 100_000, targetResidencyNs: 0, polling: true },
+              ...{ coreExitLatencyNs: 40_000, packageScope: "package" },
+              exitDraw: DRAW,
+            },
+          ])
+          .build(),
+      /idleStates\[0\]: give coreExitLatencyNs \(a constant core exit\) or exitDraw/,
+    ],
+    [
+      () =>
+        base()
+          .idleStates([
+            {
+              ...{ name: "C6", exitLatencyNs: 100_000, targetResidencyNs: 0, polling: true },
+              exitDraw: DRAW,
+            },
+          ])
+          .build(),
+      /idleStates\[0\]: packageScope must be "package" or "system" with exitDraw/,
+    ],
+    [
+      () =>
+        base()
+          .idleStates([
+            {
+              ...{ name: "C6", exitLatencyNs: 100_000, targetResidencyNs: 0, polling: true },
+              packageScope: "package",
+              exitDraw: { ...DRAW, packageExtra: { medianNs: 150_000, logSd: 0.2 } },
+            },
+          ])
+          .build(),
+      /idleStates\[0\]: exitDraw.packageExtra.medianNs must be a number of ns from 0 to exitLatencyNs \(100000\)/,
+    ],
+    [
+      () =>
+        base()
+          .idleStates([
+            {
+              ...{ name: "C6", exitLatencyNs: 100_000, targetResidencyNs: 0, polling: true },
+              packageScope: "package",
+              exitDraw: { ...DRAW, core: { medianNs: 30_000, logSd: -1 } },
+            },
+          ])
+          .build(),
+      /idleStates\[0\]: exitDraw.core.logSd must be a number from 0 to 3/,
     ],
   ];
   for (const [fn, re] of cases) assert.throws(fn, re);

@@ -38,6 +38,14 @@ test("every preset loads and every cost, cache and idle figure has a source", ()
         ...(s.coreExitLatencyNs === undefined
           ? []
           : [`idle.${s.name}.coreExitLatencyNs`, `idle.${s.name}.packageScope`]),
+        ...(s.exitDraw === undefined
+          ? []
+          : [
+              `idle.${s.name}.packageScope`,
+              ...["core", "packageExtra"].flatMap((p) =>
+                ["medianNs", "logSd"].map((f) => `idle.${s.name}.exitDraw.${p}.${f}`),
+              ),
+            ]),
       ]),
     ];
     for (const k of keys) {

@@ -37,7 +37,8 @@ for (const id of reproductionIds()) {
       const s = exp.spec(r.quick);
       assert.equal(s.era, TODAY_ERA);
       assert.deepEqual(s.variants, { [TODAY_VARIANT]: [] });
-      assert.equal(s.machine, r.experiment().spec(r.quick).machine);
+      // the same machine, with the figures its unknowns set (a preset name, or the edited machine)
+      assert.deepEqual(s.machine, r.experiment().spec(r.quick).machine);
       assert.deepEqual(experimentById(`${id}@today`).spec(r.quick), s);
       const today = runToday(r, r.quick)!;
       // the today rows only (the published variants' rows are not run here: `base` has none)

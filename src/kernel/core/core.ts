@@ -24,7 +24,7 @@ import { CFS_POLICY, cfsTiming, FairClass } from "../fair/fair";
 import { EEVDF_POLICY } from "../fair/eevdf";
 import { type Era, ERA_TRAITS, eraAtLeast, type Features, type Tunables } from "../features";
 import type { HookFn, Hooks } from "../hooks";
-import { IPI_AVOIDED, exitLatencyNs, recordIdle, selectIdleState, wakesWithoutIpi } from "./idle";
+import { IPI_AVOIDED, exitDoneAt, recordIdle, selectIdleState, wakesWithoutIpi } from "./idle";
 import { RtClass } from "../rt/rt";
 import type { DomainTree } from "../topology/sched_domain";
 import { buildSchedDomains } from "../topology/topology";
@@ -349,7 +349,7 @@ export class Kernel implements SchedCore {
     if (wakesWithoutIpi(this.era, this.idleStates, rq, kind)) {
       bump(this.counters.ipis, IPI_AVOIDED[kind]);
       this.eq.push(
-        sent + exitLatencyNs(this.idleStates, rq),
+        exitDoneAt(this.idleStates, rq, sent),
         kind === "resched" ? EV_RESCHED_IPI : EV_WAKE_ARRIVE,
         rq.cpu,
         0,
@@ -359,7 +359,7 @@ export class Kernel implements SchedCore {
     if (kind === "resched" && rq.reschedIpiPending) return;
     bump(this.counters.ipis, kind);
     this.chargeNs += this.machine.costs.ipiSendNs;
-    const t = sent + this.machine.costs.ipiDeliveryNs + exitLatencyNs(this.idleStates, rq);
+    const t = exitDoneAt(this.idleStates, rq, sent + this.machine.costs.ipiDeliveryNs);
     if (kind === "resched") {
       rq.reschedIpiPending = true;
       this.eq.push(t, EV_RESCHED_IPI, rq.cpu, 1);
@@ -530,7 +530,7 @@ export class Kernel implements SchedCore {
     bump(this.counters.ipis, poll ? IPI_AVOIDED.call_function_single : "call_function_single");
     if (!poll) this.chargeNs += this.machine.costs.ipiSendNs;
     const delivery = poll ? 0 : this.machine.costs.ipiDeliveryNs;
-    this.at(sent + delivery + exitLatencyNs(this.idleStates, rq), () => {
+    this.at(exitDoneAt(this.idleStates, rq, sent + delivery), () => {
       if (!poll) rq.ipisReceived++;
       this.thisCpu = rq.cpu;
       fn();

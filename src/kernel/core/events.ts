@@ -97,7 +97,7 @@ function dispatch(k: SchedCore, kind: number, a: number, b: number): void {
       const p = k.tasks[a - 1];
       if (b !== p.timerGen) return stale(k);
       // The timer interrupt on an idle CPU first has to bring the CPU out of its idle state.
-      const lat = exitLatencyNs(k.machine.idleStates, k.rqs[timerCpu(k, p)]);
+      const lat = exitLatencyNs(k.machine.idleStates, k.rqs[timerCpu(k, p)], k.now);
       if (lat > 0) k.eq.push(k.now + lat, EV_TIMER_FIRE, a, b);
       else timerFire(k, p);
       return;

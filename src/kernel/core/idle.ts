@@ -3,9 +3,12 @@
 // wakeup then pays that state's exit, unless the state polls (need_resched is noticed without an
 // IPI). Where the table figure is a package state's worst case (intel_idle's C6 is PC6), the
 // wakeup pays it only when the package state can be in force; otherwise the core state's own
-// measured exit.
-import type { IdleState, Machine } from "../../machine/types";
-import type { Rq } from "../sched";
+// measured exit. Where a state gives its exit times as distributions (exitDraw), each exit is
+// drawn from the CPU's own seeded stream: the core exit, plus a package wake when the package has
+// to leave its package state first.
+import type { ExitTimeDraw, IdleExitDraw, IdleState, Machine } from "../../machine/types";
+import type { PackageWake, Rq } from "../sched";
+import type { RandomSource, RandomStream } from "../../sim/random";
 import { bump, type SchedCounters } from "../counters";
 import { type Era, eraAtLeastFn } from "../features";
 import { menuUpdateIntervals } from "./menu_typical";
@@ -102,17 +105,25 @@ export function recordIdle(
 }
 
 /**
- * The exit an idle `rq` pays when woken. The table figure (what the governor planned with) when
- * the state has no separate core figure, or when every CPU of its package scope is offline or
- * idle in this state or deeper (a package C-state request is the shallowest core request of its
- * cores; a Xeon's PC6 needs every CPU of every socket in CC6); otherwise the core-only exit.
+ * The exit an idle `rq` pays when woken, for a wakeup that reaches it at `at` (the flag write,
+ * the IPI's arrival, the timer). The table figure (what the governor planned with) when the state
+ * has no separate core figure, or when every CPU of its package scope is offline or idle in this
+ * state or deeper (a package C-state request is the shallowest core request of its cores; a
+ * Xeon's PC6 needs every CPU of every socket in CC6); otherwise the core-only exit. A state with
+ * `exitDraw` draws its exits instead (drawnExitNs).
  */
-export function exitLatencyNs(states: readonly IdleState[], rq: Rq): number {
+export function exitLatencyNs(states: readonly IdleState[], rq: Rq, at = 0): number {
   if (rq.curr !== null || rq.idleStateIdx < 0) return 0;
   const s = states[rq.idleStateIdx];
+  if (s.exitDraw !== undefined) return drawnExitNs(s, s.exitDraw, rq, at);
   if (s.coreExitLatencyNs === undefined) return s.exitLatencyNs;
   const peers = s.packageScope === "system" ? rq.idleSystem : rq.idlePackage;
   return packageInState(peers, rq.idleStateIdx) ? s.exitLatencyNs : s.coreExitLatencyNs;
+}
+
+/** When an idle `rq` that a wakeup reaches at `at` is out of its state: at + exitLatencyNs. */
+export function exitDoneAt(states: readonly IdleState[], rq: Rq, at: number): number {
+  return at + exitLatencyNs(states, rq, at);
 }
 
 function packageInState(peers: readonly Rq[], idx: number): boolean {
@@ -122,18 +133,80 @@ function packageInState(peers: readonly Rq[], idx: number): boolean {
   return true;
 }
 
-/** Gives each rq its package's rqs and the machine's (the scopes of package C-states). */
-export function attachIdleScopes(rqs: readonly Rq[], machine: Machine): void {
+/**
+ * The exit of a state with drawn exit times, for a wakeup reaching `rq` at `at`. A CPU leaves
+ * its state once: a second wakeup while it is leaving waits for the rest of that exit. Otherwise
+ * the core exit is drawn from the CPU's stream, and the package decides what comes before it.
+ * The package is in its package state when every online CPU of the scope is idle in this state
+ * or deeper and none is already leaving it (Intel Xeon E5-1600/2600/4600 datasheet, Vol. One,
+ * "Package C-States": "A package C-state request is determined by the lowest numerical core
+ * C-state amongst all cores"; Xeon E7 v2 datasheet, "Package C6 State": entered when at least one
+ * core is in C6 and the others in C6 or lower power, with the platform's permission). Then this
+ * wakeup wakes the package and pays a drawn package extra too; a wakeup that finds the package
+ * already waking (another CPU's wakeup started it) waits for the rest of that wake; one that finds
+ * any CPU of the scope awake pays the core exit only. The table figure caps the result: intel_idle
+ * gives the package state's worst case (commits a138b56800f4, 64233338499126c5).
+ */
+function drawnExitNs(s: IdleState, d: IdleExitDraw, rq: Rq, at: number): number {
+  if (rq.idleExitEndsAt > at) return rq.idleExitEndsAt - at;
+  const rng = rq.idleExitRng;
+  if (!rng) throw new Error(`cpu${rq.cpu}: idle state ${s.name} draws its exits but has no stream`);
+  let lat = lognormal(rng, d.core);
+  const wake = s.packageScope === "system" ? rq.idleSystemWake : rq.idlePackageWake;
+  if (wake.readyAt > at) lat += wake.readyAt - at;
+  else if (packageAsleep(s.packageScope === "system" ? rq.idleSystem : rq.idlePackage, rq, at)) {
+    const extra = lognormal(rng, d.packageExtra);
+    wake.readyAt = at + extra;
+    lat += extra;
+  }
+  lat = Math.min(Math.round(lat), s.exitLatencyNs);
+  rq.idleExitEndsAt = at + lat;
+  return lat;
+}
+
+/** Every online CPU of the scope idle in `rq`'s state or deeper, none of them already leaving it. */
+function packageAsleep(peers: readonly Rq[], rq: Rq, at: number): boolean {
+  const idx = rq.idleStateIdx;
+  for (const r of peers) {
+    if (!r.online) continue;
+    if (r.curr !== null || r.idleStateIdx < idx || r.idleExitEndsAt > at) return false;
+  }
+  return true;
+}
+
+/** A lognormal draw: median x exp(logSd x a standard normal). */
+function lognormal(rng: RandomStream, t: ExitTimeDraw): number {
+  return t.logSd === 0 ? t.medianNs : t.medianNs * Math.exp(rng.normal(0, t.logSd));
+}
+
+/**
+ * Gives each rq its package's rqs and the machine's (the scopes of package C-states), the wake
+ * state each scope shares, and, on machines whose states draw their exits, its own stream of
+ * draws (`idle_exit/<cpu>`, so no other consumer's stream moves).
+ */
+export function attachIdleScopes(
+  rqs: readonly Rq[],
+  machine: Machine,
+  random: RandomSource | null = null,
+): void {
   const byPkg = new Map<number, Rq[]>();
+  const wakes = new Map<number, PackageWake>();
   for (const rq of rqs) {
     const pkg = machine.cpus[rq.cpu].package;
     const list = byPkg.get(pkg) ?? [];
     list.push(rq);
     byPkg.set(pkg, list);
+    if (!wakes.has(pkg)) wakes.set(pkg, { readyAt: -1 });
   }
+  const system: PackageWake = { readyAt: -1 };
+  const draws = random !== null && machine.idleStates.some((s) => s.exitDraw !== undefined);
   for (const rq of rqs) {
-    rq.idlePackage = byPkg.get(machine.cpus[rq.cpu].package)!;
+    const pkg = machine.cpus[rq.cpu].package;
+    rq.idlePackage = byPkg.get(pkg)!;
     rq.idleSystem = rqs;
+    rq.idlePackageWake = wakes.get(pkg)!;
+    rq.idleSystemWake = system;
+    rq.idleExitRng = draws ? random!.stream(`idle_exit/${rq.cpu}`) : null;
   }
 }
 

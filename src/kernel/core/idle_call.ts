@@ -38,6 +38,7 @@ export function cpuidleIdleCall(k: SchedCore, rq: Rq): void {
   const traits = ERA_TRAITS[k.era];
   const predicted = menuPredictNs(traits, rq); // menu_select's prediction (menu_typical.ts)
   rq.idleStateIdx = selectIdleState(states, rq, predicted);
+  rq.idleExitEndsAt = -1; // a new idle period: its exit has not started
   if (!traits.idleGovernorStopsTick || !rq.tickRunning) {
     stopTick(k, rq);
     return;
@@ -55,7 +56,7 @@ export function cpuidleIdleCall(k: SchedCore, rq: Rq): void {
 export function idleTick(k: SchedCore, rq: Rq): void {
   rq.tickEventAt = k.now + k.tickNs;
   k.eq.push(rq.tickEventAt, EV_TICK, rq.cpu, 0);
-  const lat = exitLatencyNs(k.machine.idleStates, rq);
+  const lat = exitLatencyNs(k.machine.idleStates, rq, k.now);
   if (lat > 0) k.eq.push(k.now + lat, EV_TICK_FIRE, rq.cpu, 0);
   else idleTickFire(k, rq);
 }

@@ -4,6 +4,7 @@
 import type { Rq, SchedClass, Task } from "../sched";
 import type { Machine } from "../../machine/types";
 import { attachIdleScopes } from "./idle";
+import type { RandomSource } from "../../sim/random";
 
 /** Charges a class without vruntime or RT accounting for its runtime (update_curr_common). */
 function updateCurrCommon(now: number, p: Task): void {
@@ -54,10 +55,15 @@ export class StopClass implements SchedClass {
 export class IdleClass implements SchedClass {
   readonly name = "idle";
   constructor(
-    private readonly clock: { readonly now: number; rqs: readonly Rq[]; machine: Machine },
+    private readonly clock: {
+      readonly now: number;
+      rqs: readonly Rq[];
+      machine: Machine;
+      random: RandomSource;
+    },
   ) {
     // the CPUs whose idle states decide a package C-state, for the exit a wakeup pays (idle.ts)
-    attachIdleScopes(clock.rqs, clock.machine);
+    attachIdleScopes(clock.rqs, clock.machine, clock.random);
   }
   enqueueTask(): void {}
   dequeueTask(): boolean {

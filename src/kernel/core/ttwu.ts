@@ -291,7 +291,7 @@ function ttwuQueueWakelist(
   // The target has interrupts off until finish_task_switch: an IPI that reaches it earlier is
   // handled then; one that comes later finds it in its idle state.
   let arrive = sent + k.machine.costs.ipiDeliveryNs;
-  if (arrive >= rq.switchDoneAt) arrive += exitLatencyNs(k.machine.idleStates, rq);
+  if (arrive >= rq.switchDoneAt) arrive += exitLatencyNs(k.machine.idleStates, rq, arrive);
   else arrive = rq.switchDoneAt;
   k.eq.push(arrive, EV_WAKE_ARRIVE, cpu, 1);
   return true;

@@ -189,3 +189,131 @@ test("the wakeup path charges the core-only exit while the waker keeps the packa
   const extra = r.delay - polled.delay;
   assert.ok(extra >= 40_000 && extra < 45_000, `remote wake ${extra} ns extra`);
 });
+
+// Drawn exits (exitDraw): the core exit, plus a package wake when the package must first leave
+// its package state. With logSd 0 every draw is its median, so the rules show exactly.
+const DRAWN_C6: IdleState = {
+  name: "C6",
+  exitLatencyNs: 120_000,
+  targetResidencyNs: 400_000,
+  polling: true,
+  packageScope: "package",
+  exitDraw: {
+    core: { medianNs: 30_000, logSd: 0 },
+    packageExtra: { medianNs: 50_000, logSd: 0 },
+  },
+};
+
+/** Two packages of two cores, every CPU idle in the drawn C6 (index 1 after C1). */
+function drawnPackages(c6: IdleState = DRAWN_C6, seed = "t"): Kernel {
+  const c1: IdleState = {
+    name: "C1",
+    exitLatencyNs: 2_000,
+    targetResidencyNs: 2_000,
+    polling: true,
+  };
+  const m = machineBuilder().sockets(2).cores(2).idleStates([c1, c6]).build();
+  const k = boot(m, "5.19", seed);
+  for (const rq of k.rqs) rq.idleStateIdx = 1;
+  return k;
+}
+
+const pkgRqs = (k: Kernel, pkg: number) =>
+  k.rqs.filter((r) => k.machine.cpus[r.cpu].package === pkg);
+
+test("drawn exit: a wakeup into a fully idle package pays the package wake too; into a package with a CPU awake, the core exit only", () => {
+  let k = drawnPackages();
+  let [a, b] = pkgRqs(k, 0);
+  assert.equal(
+    exitLatencyNs(k.machine.idleStates, a, 1_000),
+    80_000,
+    "package asleep: core + package",
+  );
+  k = drawnPackages();
+  [a, b] = pkgRqs(k, 0);
+  b.idleStateIdx = 0; // a CPU of the package in C1: no package C6
+  assert.equal(exitLatencyNs(k.machine.idleStates, a, 1_000), 30_000, "package awake: core only");
+  k = drawnPackages();
+  [a] = pkgRqs(k, 0);
+  pkgRqs(k, 1)[0].idleStateIdx = 0; // the other package awake does not keep this one awake
+  assert.equal(exitLatencyNs(k.machine.idleStates, a, 1_000), 80_000, "per-package scope");
+  k = drawnPackages({ ...DRAWN_C6, packageScope: "system" });
+  [a] = pkgRqs(k, 0);
+  pkgRqs(k, 1)[0].idleStateIdx = 0;
+  assert.equal(exitLatencyNs(k.machine.idleStates, a, 1_000), 30_000, "system scope: core only");
+});
+
+test("drawn exit: back-to-back wakeups into one package share its wake; a CPU leaves its state once", () => {
+  const k = drawnPackages();
+  const states = k.machine.idleStates;
+  const [a, b] = pkgRqs(k, 0);
+  const [c, d] = pkgRqs(k, 1);
+  assert.equal(
+    exitLatencyNs(states, a, 0),
+    80_000,
+    "the first wakeup wakes package 0 (up at 50 us)",
+  );
+  assert.equal(
+    exitLatencyNs(states, a, 10_000),
+    70_000,
+    "the same CPU again: the rest of its exit",
+  );
+  assert.equal(
+    exitLatencyNs(states, b, 20_000),
+    60_000,
+    "package 0 waking: 30 us of it left + core",
+  );
+  assert.equal(exitLatencyNs(states, c, 20_000), 80_000, "package 1 is still asleep");
+  assert.equal(
+    exitLatencyNs(states, d, 75_000),
+    30_000,
+    "package 1 up, c still leaving: core only",
+  );
+});
+
+test("drawn exit: capped at the table's worst case; draws are per-CPU streams of the seed", () => {
+  const capped = drawnPackages({
+    ...DRAWN_C6,
+    exitDraw: {
+      core: { medianNs: 100_000, logSd: 0 },
+      packageExtra: { medianNs: 50_000, logSd: 0 },
+    },
+  });
+  assert.equal(exitLatencyNs(capped.machine.idleStates, capped.rqs[0], 0), 120_000);
+  const spread: IdleState = {
+    ...DRAWN_C6,
+    exitDraw: {
+      core: { medianNs: 30_000, logSd: 0.3 },
+      packageExtra: { medianNs: 50_000, logSd: 0 },
+    },
+  };
+  const draws = (seed: string) => {
+    const k = drawnPackages(spread, seed);
+    const [a, b] = pkgRqs(k, 0);
+    b.idleStateIdx = 0; // core exits only
+    const out: number[] = [];
+    for (let i = 0; i < 2001; i++) out.push(exitLatencyNs(k.machine.idleStates, a, i * 200_000));
+    return out;
+  };
+  const one = draws("s1");
+  assert.deepEqual(draws("s1"), one, "same seed, same draws");
+  assert.notDeepEqual(draws("s2"), one, "another seed, other draws");
+  const sorted = [...one].sort((x, y) => x - y);
+  const median = sorted[1000];
+  assert.ok(Math.abs(median - 30_000) < 1_500, `median ${median} ns`);
+  const p84 = sorted[Math.round(0.8413 * 2000)];
+  assert.ok(
+    Math.abs(Math.log(p84 / median) - 0.3) < 0.03,
+    `log(p84/p50) ${Math.log(p84 / median)}`,
+  );
+});
+
+test("drawn exit on the wakeup path: the waker keeps the package awake, a timer finds it asleep", () => {
+  const base = timerWakeDelay(FREE);
+  const alone = timerWakeDelay(DRAWN_C6) - base;
+  assert.ok(alone >= 80_000 && alone <= 85_000, `timer wake ${alone} ns`);
+  const r = remoteWakeDelay(DRAWN_C6);
+  const polled = remoteWakeDelay({ ...FREE, polling: true });
+  const extra = r.delay - polled.delay;
+  assert.ok(extra >= 30_000 && extra < 35_000, `remote wake ${extra} ns extra`);
+});
