@@ -3,7 +3,7 @@
 // avg_scan_cost, has_idle_cores, nr_idle_scan), idle_cpu() per era, cpus_share_cache, the SMT
 // masks, and the placement counters. The era paths are v2629.ts, v48.ts and v5x.ts;
 // the slow path (find_idlest_group / find_idlest_cpu) is find_idlest.ts.
-import { ERA_TRAITS, eraAtLeast } from "../../features";
+import { ERA_TRAITS } from "../../features";
 import { WF_EXEC, WF_FORK } from "../../sched";
 import type { SchedCore } from "../../core/api";
 import type { Rq } from "../../sched";
@@ -270,9 +270,10 @@ export class WakeState {
     this.selectIdleSibling = k.hooks.get("fair.select_idle_sibling");
     this.findIdlestGroup = k.hooks.get("fair.find_idlest_group");
     this.n = k.rqs.length;
-    this.late519 = eraAtLeast(k.era, "5.19");
-    this.asymWakeup57 = eraAtLeast(k.era, "5.7");
-    this.recentMaskFixed = eraAtLeast(k.era, "6.5");
+    // the folded-in changes' switches (features_folded.ts), on from their releases
+    this.late519 = k.features.SIS_SINGLE_SCAN;
+    this.asymWakeup57 = k.features.SIS_ASYM_CAPACITY;
+    this.recentMaskFixed = k.features.SIS_RECENT_ALLOWED;
     this.domains = k.domains;
     this.hasIdleCores = new Uint8Array(this.n);
     this.nrIdleScan = new Int32Array(this.n);

@@ -32,7 +32,6 @@
 // - Asymmetric capacities: 5.6 wake_cap, 5.7+ asym_fits_cpu and select_idle_capacity (capacity.ts).
 // - Not modelled: EAS, per-CPU kthread stacking, core scheduling cookies,
 //   delayed dequeue, PF_EXITING.
-import { eraAtLeastFn } from "../../features";
 import { SCHED_CAPACITY_SCALE } from "../../sched";
 import { WF_FORK, WF_SYNC, schedIdlePolicyUsed } from "../../sched";
 import type { Task } from "../../sched";
@@ -66,12 +65,10 @@ import { clusterGroupCpus, cpusShareResources, scanCluster } from "./cluster";
 import { asymFitsCpu, selectIdleCapacity, syncTaskUtil, wakeCap } from "./capacity";
 import { currIsIdleTask } from "../../core/idle_cpu";
 
-const atLeast519 = eraAtLeastFn("5.19");
-
 const INT_MAX = 0x7fffffff;
 
 /** The select_idle_sibling/select_idle_cpu of v5.19 (the changes since 5.6 taken together). */
-const isLate = (k: SchedCore): boolean => atLeast519(k.era);
+const isLate = (k: SchedCore): boolean => k.features.SIS_SINGLE_SCAN;
 
 /** wake_affine_idle: -1 stands for nr_cpumask_bits (no opinion). */
 export function wakeAffineIdle(
