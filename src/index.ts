@@ -221,6 +221,7 @@ export type { HotplugEvent } from "./experiment/run";
 export type { BalanceLevelStats } from "./experiment/types";
 export type { CacheSizes } from "./machine/types";
 export type { MachineBuilder, CostOverrides, LlcSpan, Numbering } from "./machine/builder";
+export type { IdleLimit } from "./machine/idle_states";
 export type {
   RunProfile,
   PublishedFile,

@@ -8,9 +8,11 @@ import type { MachineBuilder } from "../machine/builder";
 import {
   buildMachine,
   withBuilderStep,
+  withIdle,
   type BuilderStep,
   type MachineSource,
 } from "./machine_source";
+import type { IdleLimit } from "../machine/idle_states";
 import { ERAS, isEra, type Era } from "../kernel/features";
 import { Patch, checkTunable } from "../patch/patch";
 import type { Workload } from "../workload/workload";
@@ -168,6 +170,14 @@ export class Experiment {
   /** Arch capacity per CPU in Linux numbering (asymmetric machines such as big.LITTLE). */
   capacities(perCpu: number[]): Experiment {
     return this.#step(["capacities", [perCpu]]);
+  }
+  /**
+   * Limit the cpuidle states of any machine (a preset too) as a boot parameter does: "poll"
+   * (idle=poll: no exit latency, no IPI) or { maxState: N } (states 0..N, as
+   * intel_idle.max_cstate=N where state 0 is POLL). A later call replaces an earlier one.
+   */
+  idle(limit: IdleLimit): Experiment {
+    return this.#with({ source: withIdle(this.#props.source, limit) });
   }
   /** The built machine's name. */
   name(s: string): Experiment {
@@ -411,7 +421,7 @@ export class Experiment {
     const variants = this.#variantList();
     return {
       machine:
-        this.#props.source.kind === "preset"
+        this.#props.source.kind === "preset" && !this.#props.source.idle
           ? this.#props.source.name
           : (this.machine() as unknown as Record<string, unknown>),
       offline: [...this.#props.offline],
