@@ -112,7 +112,8 @@ export function runqueueSteps(
   for (const r of recs) {
     touch(r.cpu);
     if (!steps.get(r.cpu)!.t.length) emit(r.cpu, r.t);
-    if (r.type === "sched_wakeup") setRunnable(r.pid, r.targetCpu, r.t);
+    if (r.type === "sched_wakeup" || r.type === "sched_wakeup_new")
+      setRunnable(r.pid, r.targetCpu, r.t);
     else if (r.type === "sched_switch") {
       if (r.prevState === "R") setRunnable(r.prevPid, r.cpu, r.t);
       else {

@@ -15,7 +15,7 @@ export interface RunOptions extends RunLimits {
   duration?: number;
   /** Simulated seconds excluded from the metrics (default: the workload's). */
   warmup?: number;
-  /** Record sched_switch/wakeup/migrate records for trace export and timelines. */
+  /** Record the scheduler's tracepoints (sched_switch, sched_waking, sched_wakeup, sched_wakeup_new, sched_migrate_task, sched_process_fork, sched_process_exit) for trace export and timelines. */
   trace?: boolean;
   /** Called after each iteration (progress lines). */
   onProgress?: (done: number, total: number, last: IterationResult) => void;
