@@ -220,6 +220,8 @@ function selectIdleCpu(
 ): number {
   const late = st.late519;
   if (!k.domains.sdLlc[thisCpu]) return -1;
+  const sis = k.counters.selectIdleCpu; // sis_* schedstats (counters.ts)
+  sis.calls++;
   let nr = INT_MAX;
   const prop = k.features.SIS_PROP && !hasIdleCore;
   if (prop) {
@@ -231,8 +233,14 @@ function selectIdleCpu(
   if (late && k.features.SIS_UTIL) {
     // Incremented because !--nr is the condition to stop the scan.
     nr = nrIdleScan(k, st, sd, k.domains.sdLlcId[target]) + 1;
+    sis.nrIdleScanSum += nr - 1;
+    sis.nrIdleScanCalls++;
     // An overloaded LLC is unlikely to have an idle cpu/core.
-    if (nr === 1) return -1;
+    if (nr === 1) {
+      sis.nrIdleScanZero++;
+      sis.failed++;
+      return -1;
+    }
   }
   const span = st.llcSpan[target]; // sd.span (sd is target's sd_llc)
   const n = span.length;
@@ -245,7 +253,10 @@ function selectIdleCpu(
   const gen = cluster || hasIdleCore ? st.nextGen() : -1;
   if (cluster) {
     const c = scanCluster(k, st, p, cluster, target, thisCpu, hasIdleCore, nr, gen);
-    if (c.result !== null) return c.result;
+    if (c.result !== null) {
+      if (c.result < 0) sis.failed++;
+      return c.result;
+    }
     nr = c.nr;
     idleCpuFound = c.idleCpu;
     time = c.time;
@@ -263,7 +274,11 @@ function selectIdleCpu(
       if (idx === n) idx = 0;
       const cpu = span[idx];
       if (!allowed[cpu] || (cluster && st.seen[cpu] === gen)) continue;
-      if (--nr <= 0) return -1; // !--nr (5.x), --nr <= 0 (6.x): nr only steps down by one
+      sis.scanned++;
+      if (--nr <= 0) {
+        sis.failed++;
+        return -1; // !--nr (5.x), --nr <= 0 (6.x): nr only steps down by one
+      }
       time += lineNs[level[cpu]];
       // available_idle_cpu || sched_idle_cpu (false everywhere while no task has SCHED_IDLE)
       if ((idleB[cpu] === 1 && currIsIdleTask(k, cpu)) || (schedIdle && schedIdleCpu(rqs[cpu]))) {
@@ -277,6 +292,7 @@ function selectIdleCpu(
       if (idx === n) idx = 0;
       const cpu = span[idx];
       if (!allowed[cpu] || st.seen[cpu] === gen) continue;
+      sis.scanned += st.smtMask[cpu].length; // the core's CPUs
       // select_idle_core(p, cpu, cpus, &idle_cpu): the whole core idle, or remember an idle CPU
       if (selectIdleCore(k, st, allowed, cpu, gen, schedIdle) >= 0)
         return st.noteSis("idle_core", cpu);
@@ -291,7 +307,11 @@ function selectIdleCpu(
     const rq = k.rqs[thisCpu];
     rq.wakeAvgIdle -= Math.min(rq.wakeAvgIdle, time);
   }
-  return idleCpuFound === -1 ? -1 : st.noteSis("idle_sibling", idleCpuFound);
+  if (idleCpuFound === -1) {
+    sis.failed++;
+    return -1;
+  }
+  return st.noteSis("idle_sibling", idleCpuFound);
 }
 
 /** select_idle_smt: 5.6 any idle sibling of target; 5.19+ an idle sibling of prev other than prev. */
