@@ -286,6 +286,7 @@ export type {
   WakeAffineCtx,
   SelectIdleSiblingCtx,
   FindIdlestGroupCtx,
+  FindIdlestGroupStats,
 } from "./kernel/fair/wake/common";
 export type {
   FindBusiestGroupCtx,

@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { ERA_CHANGES, eraChanges, erasMarkdown } from "../../src/kernel/era_changes";
 import { ERAS, eraAtLeast, eraDefaults, type FeatureName } from "../../src/kernel/features";
 import { FOLDED } from "../../src/kernel/features_folded";
-import { findIdlestGroup5x } from "../../src/kernel/fair/wake/find_idlest";
+import { findIdlestGroup5x, findIdlestGroupCtx } from "../../src/kernel/fair/wake/find_idlest";
 import { SD_BALANCE_FORK, SD_NUMA } from "../../src/kernel/topology/sched_domain";
 import { Task } from "../../src/kernel/sched";
 import { machineBuilder } from "../../src/machine/builder";
@@ -82,7 +82,7 @@ test("FIG_IMB_NUMA_NR: 5.19 forks to the idler node past imb_numa_nr; turned off
     assert.ok(sd, "a NUMA domain");
     const child = new Task(999, "child", "child", function* () {}, m.cpus.length);
     return (
-      findIdlestGroup5x({ k, p: child, sd, thisCpu: 0, sdFlag: SD_BALANCE_FORK })?.cpus[0] ??
+      findIdlestGroup5x(findIdlestGroupCtx(k, child, sd, 0, SD_BALANCE_FORK))?.cpus[0] ??
       "local"
     );
   };

@@ -67,6 +67,36 @@ export interface FindIdlestGroupCtx {
   thisCpu: number;
   /** SD_BALANCE_FORK, SD_BALANCE_EXEC or SD_BALANCE_WAKE. */
   sdFlag: number;
+  /**
+   * The statistics find_idlest_group gathers for each group of sd that p may run on (5.5+:
+   * update_sg_wakeup_stats' struct sg_lb_stats, p's own contribution taken out), in sd's group
+   * order; computed at the first call, then cached. The 2.6.29 and 4.x functions read only load,
+   * but the figures are given in every era.
+   */
+  groupStats(): readonly FindIdlestGroupStats[];
+}
+
+/** One group as find_idlest_group sees it (struct sg_lb_stats from update_sg_wakeup_stats). */
+export interface FindIdlestGroupStats {
+  group: SchedGroup;
+  /** The group holding thisCpu. */
+  local: boolean;
+  /** idle_cpus: CPUs with nothing running or queued (p not counted where it last ran). */
+  idleCpus: number;
+  /** sum_nr_running (all classes) and sum_h_nr_running (fair tasks), p left out. */
+  sumNrRunning: number;
+  sumHNrRunning: number;
+  /** group_load, group_util (util_est included, capped per CPU), group_runnable: PELT, p left out. */
+  groupLoad: number;
+  groupUtil: number;
+  groupRunnable: number;
+  /** group_capacity (SCHED_CAPACITY_SCALE units) and group_weight (CPUs). */
+  groupCapacity: number;
+  groupWeight: number;
+  /** group_classify's verdict, as the 5.x wakeup path computes it. */
+  groupType: "group_has_spare" | "group_fully_busy" | "group_misfit_task" | "group_imbalanced" | "group_overloaded";
+  /** avg_load = group_load * SCHED_CAPACITY_SCALE / group_capacity where the era computes it, else 0. */
+  avgLoad: number;
 }
 
 declare module "../../hooks" {

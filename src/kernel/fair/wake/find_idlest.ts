@@ -31,6 +31,7 @@ import {
   schedIdleCpu,
   wakeState,
   type FindIdlestGroupCtx,
+  type FindIdlestGroupStats,
 } from "./common";
 
 /** 2.6.29 has no LB_BIAS switch: source/target_load always bias with cpu_load[]. */
@@ -198,7 +199,7 @@ export function idlestLoop(
       sd = sd.child;
       continue;
     }
-    const group = findGroup({ k, p, sd, thisCpu: cpu, sdFlag });
+    const group = findGroup(findIdlestGroupCtx(k, p, sd, cpu, sdFlag));
     if (!group) {
       sd = sd.child;
       continue;
@@ -367,6 +368,51 @@ function updatePickIdlest(idlest: WakeupSgs, s: WakeupSgs, utilTie: boolean): bo
   return true;
 }
 
+const GROUP_TYPE_NAMES: Record<number, FindIdlestGroupStats["groupType"]> = {
+  [HAS_SPARE]: "group_has_spare",
+  [FULLY_BUSY]: "group_fully_busy",
+  [MISFIT_TASK]: "group_misfit_task",
+  [IMBALANCED]: "group_imbalanced",
+  [OVERLOADED]: "group_overloaded",
+};
+
+/**
+ * The hook context of find_idlest_group, its groupStats() computed on first call (as
+ * update_sg_wakeup_stats does for each group p may run on) and cached.
+ */
+export function findIdlestGroupCtx(
+  k: SchedCore,
+  p: Task,
+  sd: SchedDomain,
+  thisCpu: number,
+  sdFlag: number,
+): FindIdlestGroupCtx {
+  let stats: FindIdlestGroupStats[] | null = null;
+  const groupStats = (): FindIdlestGroupStats[] => {
+    stats ??= sd.groups
+      .filter((g) => intersectsAllowed(g.cpus, p))
+      .map((group) => {
+        const s = updateSgWakeupStats(k, sd, group, p);
+        return {
+          group,
+          local: group.cpus.includes(thisCpu),
+          idleCpus: s.idleCpus,
+          sumNrRunning: s.sumNrRunning,
+          sumHNrRunning: s.sumHNrRunning,
+          groupLoad: s.groupLoad,
+          groupUtil: s.groupUtil,
+          groupRunnable: s.groupRunnable,
+          groupCapacity: s.groupCapacity,
+          groupWeight: s.groupWeight,
+          groupType: GROUP_TYPE_NAMES[s.groupType],
+          avgLoad: s.avgLoad,
+        };
+      });
+    return stats;
+  };
+  return { k, p, sd, thisCpu, sdFlag, groupStats };
+}
+
 /** find_idlest_group (5.5+): the idlest group by type, then the local-vs-idlest decision. */
 export function findIdlestGroup5x(ctx: FindIdlestGroupCtx): SchedGroup | null {
   const { k, p, sd, thisCpu } = ctx;
@@ -500,7 +546,7 @@ export function findIdlestCpu5x(
       cur = cur.child;
       continue;
     }
-    const group = findGroup({ k, p, sd: cur, thisCpu: cpu, sdFlag });
+    const group = findGroup(findIdlestGroupCtx(k, p, cur, cpu, sdFlag));
     if (!group) {
       cur = cur.child;
       continue;
