@@ -423,7 +423,7 @@ export {
   SEED001_PASS_SECONDS,
 } from "./reproduce/seed001";
 
-// clusters, asymmetric capacities and cost profiles (issue 17)
+// clusters, asymmetric capacities and cost profiles
 export {
   COST_PROFILES,
   costProfile,
