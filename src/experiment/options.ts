@@ -24,9 +24,13 @@ export interface RunOptions extends RunLimits {
    * `k.at(t, fn)`, keep a reference, read counters. Runs in the calling thread (run and runSync).
    */
   onKernel?: (k: Kernel, variant: string, iteration: number) => void;
-  /** Sample kernel state every `every` simulated seconds into series "sample.<key>" (and "sample.t"). */
+  /**
+   * Sample kernel state every `every` simulated seconds into series "sample.<key>", with the
+   * sample times in series "sample.t", also in simulated seconds (analysis.sampleWindow selects
+   * a time window of them).
+   */
   sample?: {
-    /** Seconds between samples (simulated). */
+    /** Simulated seconds between samples. */
     every: number;
     /** Reads the kernel (must not change it); returns named numbers. */
     fn: (k: Kernel) => Record<string, number>;
