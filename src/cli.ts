@@ -10,6 +10,7 @@ import { ERAS, fairPolicyNote, isEra } from "./kernel/features";
 import { eraModelNote } from "./kernel/era_model";
 import { eraCmd, erasCmd, hooksCmd, listCmd, presetsCmd, type ListingFlags } from "./cli_listing";
 import { checkRunSize } from "./cli_size";
+import { variationWarning } from "./analysis/variation";
 import { quietOnClosedPipe } from "./cli_pipe";
 import { buildSchedDomains, describeDomains } from "./kernel/topology/topology";
 import { defaultGroupCapacity } from "./kernel/topology/topology";
@@ -113,6 +114,8 @@ async function reproduceCmd(ids: string[], flags: ReproduceFlags): Promise<numbe
       } finally {
         bar.stop();
       }
+      const same = variationWarning(res.data, r.id);
+      if (same) process.stderr.write(`warning: ${same}\n`);
       let entry = ledgerEntry(r, res, bar.elapsed());
       if (r.today) {
         // the today variant: the same machine and workload on today's kernel, no patch

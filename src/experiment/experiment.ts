@@ -12,7 +12,6 @@ import {
   type BuilderStep,
   type MachineSource,
 } from "./machine_source";
-import type { IdleLimit } from "../machine/idle_states";
 import { ERAS, isEra, type Era } from "../kernel/features";
 import { Patch, checkTunable } from "../patch/patch";
 import type { Workload } from "../workload/workload";
@@ -22,6 +21,7 @@ import { buildKernel, runIteration, type HotplugEvent } from "./run";
 import { runIterations, runTimes, type RunOptions } from "./options";
 import type { DomainTree } from "../kernel/topology/sched_domain";
 import { Results } from "./results";
+import { warnIfIdentical } from "../analysis/variation";
 import type { ExperimentSpec, IterationResult, ResultsData } from "./types";
 import { VERSION } from "../version";
 
@@ -171,12 +171,8 @@ export class Experiment {
   capacities(perCpu: number[]): Experiment {
     return this.#step(["capacities", [perCpu]]);
   }
-  /**
-   * Limit the cpuidle states of any machine (a preset too) as a boot parameter does: "poll"
-   * (idle=poll: no exit latency, no IPI) or { maxState: N } (states 0..N, as
-   * intel_idle.max_cstate=N where state 0 is POLL). A later call replaces an earlier one.
-   */
-  idle(limit: IdleLimit): Experiment {
+  /** Limit any machine's idle states: "poll" (idle=poll) or { maxState: N } (intel_idle.max_cstate=N). */
+  idle(limit: Parameters<MachineBuilder["idle"]>[0]): Experiment {
     return this.#with({ source: withIdle(this.#props.source, limit) });
   }
   /** The built machine's name. */
@@ -505,7 +501,8 @@ export class Experiment {
       out.push(result);
       opts.onProgress?.(out.length, jobs.length, result);
     }
-    return this.assemble(opts, out);
+    // identical iterations average nothing: say so, naming the experiment (analysis/variation.ts)
+    return warnIfIdentical(this.assemble(opts, out));
   }
 
   /**
