@@ -82,8 +82,7 @@ test("FIG_IMB_NUMA_NR: 5.19 forks to the idler node past imb_numa_nr; turned off
     assert.ok(sd, "a NUMA domain");
     const child = new Task(999, "child", "child", function* () {}, m.cpus.length);
     return (
-      findIdlestGroup5x(findIdlestGroupCtx(k, child, sd, 0, SD_BALANCE_FORK))?.cpus[0] ??
-      "local"
+      findIdlestGroup5x(findIdlestGroupCtx(k, child, sd, 0, SD_BALANCE_FORK))?.cpus[0] ?? "local"
     );
   };
   assert.equal(pick("5.19"), 4, "5.19: 6 tasks on the node are past imb_numa_nr: the idle node");
