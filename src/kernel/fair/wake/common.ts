@@ -94,7 +94,12 @@ export interface FindIdlestGroupStats {
   groupCapacity: number;
   groupWeight: number;
   /** group_classify's verdict, as the 5.x wakeup path computes it. */
-  groupType: "group_has_spare" | "group_fully_busy" | "group_misfit_task" | "group_imbalanced" | "group_overloaded";
+  groupType:
+    | "group_has_spare"
+    | "group_fully_busy"
+    | "group_misfit_task"
+    | "group_imbalanced"
+    | "group_overloaded";
   /** avg_load = group_load * SCHED_CAPACITY_SCALE / group_capacity where the era computes it, else 0. */
   avgLoad: number;
 }
