@@ -289,6 +289,7 @@ export type { IterationJob } from "./experiment/experiment";
 export type { ResultPlots } from "./experiment/plots";
 export type { HotplugEvent } from "./experiment/run";
 export type { BalanceLevelStats } from "./experiment/types";
+export type { SelectIdleCpuStats } from "./kernel/counters";
 export type { CacheSizes } from "./machine/types";
 export type { MachineBuilder, CostOverrides, LlcSpan, Numbering } from "./machine/builder";
 export type { IdleLimit } from "./machine/idle_states";
