@@ -166,7 +166,10 @@ export interface MachineBuilder {
   caches(c: Partial<CacheSizes>): MachineBuilder;
   /** How Linux numbers the CPUs (default "thread-major", the x86 BIOS order). */
   numbering(order: Numbering): MachineBuilder;
-  /** CPUs offline at boot (Machine.online). */
+  /**
+   * CPUs not brought up at boot (Machine.online false): Experiment.offline(cpu, { atBoot: true })
+   * does the same on any machine, while Experiment.offline(cpu) takes a CPU down after boot.
+   */
   offline(cpus: number[]): MachineBuilder;
   /** Sources for figures ("costs.cacheLineNs.shared_l2" -> "..."); merged over the defaults. */
   sources(s: Record<string, string>): MachineBuilder;
