@@ -2,15 +2,17 @@
 import { Command, CommanderError } from "commander";
 import * as os from "node:os";
 import * as path from "node:path";
-import { machineByName, presetNames, preset } from "./machine/presets";
+import { machineByName, presetNames } from "./machine/presets";
 import { machineImportCmd, type MachineImportFlags } from "./cli_machine";
 import { addUnknownCommands } from "./cli_unknowns";
 import { costProfileNames } from "./machine/profiles";
 import { newNotebook } from "./notebook/template";
 import { ERAS, fairPolicyNote, isEra } from "./kernel/features";
 import { eraModelNote } from "./kernel/era_model";
-import { hookDescription, hookNames } from "./kernel/hooks";
-import { hooksVerboseText } from "./kernel/hook_docs_text";
+import { eraCmd, erasCmd, hooksCmd, listCmd, presetsCmd, type ListingFlags } from "./cli_listing";
+import { checkRunSize } from "./cli_size";
+import { variationWarning } from "./analysis/variation";
+import { quietOnClosedPipe } from "./cli_pipe";
 import { buildSchedDomains, describeDomains } from "./kernel/topology/topology";
 import { defaultGroupCapacity } from "./kernel/topology/topology";
 import {
@@ -58,6 +60,7 @@ interface ReproduceFlags {
   jobs?: string;
   maxEvents?: string;
   maxMemory?: string;
+  yes?: boolean;
 }
 
 async function reproduceCmd(ids: string[], flags: ReproduceFlags): Promise<number> {
@@ -77,6 +80,9 @@ async function reproduceCmd(ids: string[], flags: ReproduceFlags): Promise<numbe
   // Output places are checked before any run: a bad path fails now, not after the work.
   if (reportDir !== null) prepareOutputDir(reportDir, "--report");
   const saveDir = flags.save === undefined ? null : prepareOutputDir(flags.save, "--save");
+
+  // the size of what was asked, before anything is run or allocated per run
+  checkRunSize(repros, flags.quick ? "quick" : "full", { iterations, duration }, !!flags.yes);
 
   const experiments: LedgerExperiment[] = [];
   const runs: Array<{ repro: Reproduction; res: Results }> = [];
@@ -109,6 +115,8 @@ async function reproduceCmd(ids: string[], flags: ReproduceFlags): Promise<numbe
       } finally {
         bar.stop();
       }
+      const same = variationWarning(res.data, r.id);
+      if (same) process.stderr.write(`warning: ${same}\n`);
       let entry = ledgerEntry(r, res, bar.elapsed());
       if (r.today) {
         // the today variant: the same machine and workload on today's kernel, no patch
@@ -187,6 +195,8 @@ const COMMANDS = [
   "reproduce",
   "list",
   "presets",
+  "eras",
+  "era",
   "domains",
   "machine",
   "hooks",
@@ -243,25 +253,43 @@ function program(status: { code: number }): Command {
       "stop a run whose thread's JavaScript heap passes MiB, naming it (default: no limit)",
     )
     .option(
+      "--yes",
+      "run even when the run's estimated size is above the bound (see the message that names it)",
+    )
+    .option(
       "--jobs <N>",
       `run iterations on N threads (default: one per core, here ${defaultJobs()}; 1 runs them in this process; the results are identical either way)`,
     )
     .action(async (ids: string[], flags: ReproduceFlags) => {
       status.code = await reproduceCmd(ids, flags);
     });
+  const JSON_HELP = "print one JSON value instead of text";
   sub("list")
     .description("the experiments that can be reproduced")
-    .action(() => {
-      for (const id of reproductionIds()) {
-        const r = reproduction(id);
-        process.stdout.write(`${id.padEnd(8)} ${r.machine.padEnd(14)} ${r.title}\n`);
-      }
+    .option("--json", JSON_HELP)
+    .action((flags: ListingFlags) => {
+      status.code = listCmd(flags);
     });
   sub("presets")
     .description("machine presets")
-    .action(() => {
-      for (const name of presetNames())
-        process.stdout.write(`${name.padEnd(14)} ${preset(name).description}\n`);
+    .option("--json", JSON_HELP)
+    .action((flags: ListingFlags) => {
+      status.code = presetsCmd(flags);
+    });
+  sub("eras")
+    .description("the modelled kernel eras: what each runs and how many later changes it holds")
+    .option("--json", JSON_HELP)
+    .action((flags: ListingFlags) => {
+      status.code = erasCmd(flags);
+    });
+  sub("era")
+    .description(
+      "the merged changes an era contains that the model runs, each with its commit and the switch that turns it back",
+    )
+    .argument("<era>", `a kernel era (${ERAS.join(", ")})`)
+    .option("--json", JSON_HELP)
+    .action((era: string, flags: ListingFlags) => {
+      status.code = eraCmd(era, flags);
     });
   sub("domains")
     .description("the sched domains the kernel of an era builds on a machine")
@@ -308,27 +336,42 @@ function program(status: { code: number }): Command {
       "--verbose",
       "per hook: kernel function and file per era, context fields, default, example",
     )
-    .action((hook: string | undefined, flags: { verbose?: boolean }) => {
-      if (flags.verbose || hook !== undefined)
-        return void process.stdout.write(hooksVerboseText(hook));
-      for (const h of hookNames()) process.stdout.write(`${h.padEnd(32)} ${hookDescription(h)}\n`);
+    .option("--json", JSON_HELP)
+    .action((hook: string | undefined, flags: ListingFlags & { verbose?: boolean }) => {
+      status.code = hooksCmd(hook, flags);
     });
   addUnknownCommands(sub, status);
   return root;
 }
 
+/** The deepest command `argv` names (`machine import` is import, not machine). */
+function commandOf(root: Command, argv: string[]): Command | undefined {
+  let cmd: Command | undefined;
+  let scope = root;
+  for (const a of argv) {
+    const sub = scope.commands.find((c) => c.name() === a);
+    if (!sub) break;
+    cmd = sub;
+    scope = sub;
+  }
+  return cmd;
+}
+
 /** Commander's own messages, rewritten to name the field and what it accepts. */
 function usageError(err: CommanderError, root: Command, argv: string[]): Error {
   const quoted = /'([^']*)'/.exec(err.message)?.[1] ?? "";
-  const cmd = root.commands.find((c) => c.name() === argv[0]);
+  const cmd = commandOf(root, argv);
   switch (err.code) {
     case "commander.unknownCommand":
       return new Error(
         `unknown command "${quoted}" (accepted: ${COMMANDS.join(", ")}, --help, --version)`,
       );
     case "commander.unknownOption": {
-      const accepted = (cmd ?? root).options.map((o) => o.long).filter(Boolean);
-      return new Error(`unknown option ${quoted} (accepted: ${accepted.join(", ")})`);
+      const own = (cmd ?? root).options.map((o) => o.long).filter(Boolean);
+      // --help is commander's own and works everywhere; --version on the root
+      const accepted = [...own, "--help"];
+      const where = cmd ? `${cmd.name()}: ` : "";
+      return new Error(`${where}unknown option ${quoted} (accepted: ${accepted.join(", ")})`);
     }
     case "commander.missingArgument":
       if (cmd?.name() === "domains")
@@ -343,6 +386,7 @@ function usageError(err: CommanderError, root: Command, argv: string[]): Error {
 
 /** Runs the `schedlab` command with `argv` (without node and the script); resolves to the exit status. */
 export async function main(argv: string[]): Promise<number> {
+  quietOnClosedPipe();
   const status = { code: 0 };
   const root = program(status);
   if (argv.length === 0) {

@@ -9,11 +9,13 @@ import { sysbenchCpu } from "./workload/sysbench_cpu";
 import { perfBenchPipe } from "./workload/perf_bench_pipe";
 import { stressCpu } from "./workload/stress_cpu";
 import { rtApp } from "./workload/rt_app";
-import { netperfUdpStream } from "./workload/netperf";
-import { unixbenchContext1 } from "./workload/unixbench";
+import { netperfUdpStream as netperfUdpStreamFactory } from "./workload/netperf";
+import { unixbenchContext1 as unixbenchContext1Factory } from "./workload/unixbench";
 import { hackbench } from "./workload/hackbench";
 import { netperfTcpRr } from "./workload/netperf_tcp_rr";
 import * as patchSeeds from "./patch/seeds/index";
+import { takingCpus, withCpus, type CpusOption } from "./workload/cpus";
+import type { BenchmarkWorkload as RtAppWorkload } from "./workload/sysbench_cpu";
 
 // Hooks register themselves when their kernel modules load; load them all here.
 import "./kernel/core/core";
@@ -221,40 +223,108 @@ export * as analysis from "./analysis/index";
 export * as plot from "./plot/index";
 export { VERSION } from "./version";
 
-/** Workload factories: workload.hogs({...}), workload.pingpong({...}), ... */
+/**
+ * Workload factories: workload.hogs({...}), workload.pingpong({...}), ... Each takes `cpus` (a
+ * cpulist such as "0,16,32-47", as `taskset -c` runs the tool: CpusOption) and documents its
+ * metrics with their units below; docs/metrics.md has them all in one table.
+ */
 export const workload = {
-  /** CPU hogs that never sleep; metrics: each hog's share of the CPU time. */
+  /**
+   * CPU hogs that never sleep. Metrics: `share_hog<i>` (fraction 0-1 of the hogs' CPU time),
+   * `total_work_s` (s of CPU time). `cpus` pins every hog.
+   */
   hogs: workloadBasic.hogs,
-  /** Pairs of tasks bouncing a message through two pipes (UnixBench context1). */
-  pingpong: workloadBasic.pingpong,
-  /** Tasks alternating random CPU bursts and sleeps. */
-  sleepers: workloadBasic.sleepers,
-  /** Miao Xie's sched-fair loop counter (seed 002). */
-  schedFair,
-  /** A workload plus per-CPU background kernel threads (off unless asked for). */
+  /**
+   * Pairs of tasks bouncing a message through two pipes (UnixBench context1). Metrics:
+   * `round_trips` (count), `round_trips_per_s` (1/s), `round_trip_us` (us per pair).
+   */
+  pingpong: takingCpus("workload.pingpong", workloadBasic.pingpong),
+  /** Tasks alternating random CPU bursts and sleeps. Metrics: `cycles` (count), `cycles_per_s` (1/s). */
+  sleepers: takingCpus("workload.sleepers", workloadBasic.sleepers),
+  /**
+   * Miao Xie's sched-fair loop counter (seed 002). Metrics: `avg_loops` and `stddev_loops`
+   * (loops), `cv_loops` (ratio), `intervals` (count).
+   */
+  schedFair: takingCpus("workload.schedFair", schedFair),
+  /** A workload plus per-CPU background kernel threads (off unless asked for); the workload's metrics. */
   withBackground,
-  /** schbench (2016-2020): message threads waking workers; wakeup latency percentiles (seed 003). */
-  schbench: schbenchFactory,
-  /** Several workloads at once; the first keeps its metric names, the others are prefixed. */
+  /**
+   * schbench (2016-2020): message threads waking workers (seed 003). Metrics: `lat_p<pct>` (us:
+   * p50 ... p99.9), `lat_max` (us), `samples` (count), `xnode_wakeups_per_s` and
+   * `xnode_migrations_per_s` (1/s), `same_node_frac` and `idle_package_wake_frac` (fraction 0-1).
+   */
+  schbench: takingCpus("workload.schbench", schbenchFactory),
+  /** Several workloads at once; the first keeps its metric names, the others are prefixed. Each part takes its own `cpus`. */
   mix,
-  /** OLTP-like mix: fair transaction tasks on every CPU, RT server threads at a few levels (seed 004). */
-  oltpRtMix: oltpRtMixFactory,
-  /** sysbench 1.0 `cpu`: threads computing primes; events/s and per-event latency; `.format()` prints sysbench's report. */
-  sysbenchCpu,
-  /** `perf bench sched pipe`: two tasks ping-ponging over two pipes; usecs/op; `.format()` prints perf's report. */
-  perfBenchPipe,
-  /** stress-ng `--cpu N --cpu-load P`: duty-cycled CPU hogs; bogo ops and achieved load; `.format()` prints stress-ng's metrics. */
-  stressCpu,
-  /** rt-app: a LISA-style JSON description (phases of run/runtime/sleep/timer/lock, policies, affinities), zod-validated; `.format()` prints its logs. */
-  rtApp,
-  /** netperf UDP_STREAM over loopback: send and receive lines, pair placement (seed 000). */
-  netperfUdpStream,
-  /** netperf TCP_RR over loopback: request/response transactions per second; `.format()` prints netperf's report. */
-  netperfTcpRr,
-  /** UnixBench context1 (pipe ping-pong copies), passes combined as UnixBench does (seed 001). */
-  unixbenchContext1,
-  /** `perf bench sched messaging` (hackbench): groups of senders and receivers over sockets or pipes; `.format()` prints perf's report. */
-  hackbench,
+  /**
+   * OLTP-like mix: fair transaction tasks on every CPU, RT server threads at a few levels (seed
+   * 004). Metrics: `throughput_tps`, `push_rq_locks_per_s`, `push_target_locks_per_s`,
+   * `pull_rq_locks_per_s`, `wakeup_rq_locks_per_s`, `resched_ipis_per_s`,
+   * `rt_double_lock_dropped_per_s`, `equal_prio_wakeups_per_s`, `rt_pushes_per_s`,
+   * `rt_pulls_per_s`, `context_switches_per_s` (all 1/s); `rq_lock_wait_us_per_s`,
+   * `push_lock_wait_us_per_s`, `pull_lock_wait_us_per_s`, `wakeup_lock_wait_us_per_s` (us of
+   * spin per s); `rt_wakeup_latency_p50_us`, `rt_wakeup_latency_p99_us`,
+   * `rt_wakeup_latency_all_p99_us` (us); `rt_util` (fraction 0-1).
+   */
+  oltpRtMix: takingCpus("workload.oltpRtMix", oltpRtMixFactory),
+  /**
+   * sysbench 1.0 `cpu`: threads computing primes; `.format()` prints sysbench's report. Metrics:
+   * `events_per_s` (1/s), `total_time_s` (s), `events` (count), `lat_min_ms`, `lat_avg_ms`,
+   * `lat_max_ms`, `lat_p<percentile>_ms`, `lat_sum_ms` (ms), `fairness_events_avg` and
+   * `fairness_events_stddev` (events), `fairness_time_avg_s` and `fairness_time_stddev_s` (s),
+   * `finished` (0 or 1).
+   */
+  sysbenchCpu: takingCpus("workload.sysbenchCpu", sysbenchCpu),
+  /**
+   * `perf bench sched pipe`: two tasks ping-ponging over two pipes; `.format()` prints perf's
+   * report. Metrics: `total_time_s` (s), `usecs_per_op` (us), `ops_per_sec` (1/s), `loops` and
+   * `loops_done` (count), `finished` (0 or 1).
+   */
+  perfBenchPipe: takingCpus("workload.perfBenchPipe", perfBenchPipe),
+  /**
+   * stress-ng `--cpu N --cpu-load P`: duty-cycled CPU hogs; `.format()` prints stress-ng's
+   * metrics. Metrics: `bogo_ops` (bogo ops), `real_time_s`, `usr_time_s`, `sys_time_s` (s),
+   * `bogo_ops_per_s_real` and `bogo_ops_per_s_cpu` (bogo ops/s), `cpu_used_per_instance_pct` (%),
+   * `instances` (count), `load_w<i>` (% of instance i's wall time on a CPU), `finished` (0 or 1).
+   */
+  stressCpu: takingCpus("workload.stressCpu", stressCpu),
+  /**
+   * rt-app: a LISA-style JSON description (phases of run/runtime/sleep/timer/lock, policies,
+   * affinities), zod-validated; `.format()` prints its logs; `cpus` as a second argument. Metrics:
+   * per thread instance `<thread>-<i>.loops` (count), `<thread>-<i>.wu_lat_avg_us`,
+   * `<thread>-<i>.wu_lat_max_us`, `<thread>-<i>.slack_min_us`, `<thread>-<i>.period_avg_us` (us);
+   * `wu_lat_avg_us`, `wu_lat_max_us` (us), `missed_timers` (count).
+   */
+  rtApp: (json: unknown, opts: CpusOption = {}): RtAppWorkload =>
+    withCpus("workload.rtApp", rtApp(json), opts.cpus) as RtAppWorkload,
+  /**
+   * netperf UDP_STREAM over loopback (seed 000). Metrics: `throughput_mbps` and
+   * `recv_throughput_mbps` (Mbit/s, 10^6 bit/s), `messages_ok`, `messages_received`,
+   * `messages_dropped`, `send_errors` (count), `active_balances_per_s`, `migrations_per_s` (1/s),
+   * `pair_shares_l2_fraction` (fraction 0-1).
+   */
+  netperfUdpStream: takingCpus("workload.netperfUdpStream", netperfUdpStreamFactory),
+  /**
+   * netperf TCP_RR over loopback, `pairs` concurrent pairs (mmtests' NETPERF_NR_PAIRS); `.format()`
+   * prints netperf's report. Metrics: `trans_per_s` (1/s, summed over the pairs), `transactions`
+   * (count), `elapsed_s` (s), `round_trip_us` (us, mean per pair), `migrations_per_s` (1/s),
+   * `same_cpu_fraction` (fraction 0-1), `send_socket_bytes` and `recv_socket_bytes` (bytes),
+   * `pairs` (count, when more than one).
+   */
+  netperfTcpRr: takingCpus("workload.netperfTcpRr", netperfTcpRr),
+  /**
+   * UnixBench context1 (pipe ping-pong copies), passes combined as UnixBench does (seed 001).
+   * Metrics: `score` (index), `lps` (loops/s), `round_trip_us` (us), `wakelist_wakeups_per_s`,
+   * `ipis_per_s`, `remote_rq_lock_waits_per_s`, `on_cpu_spins_per_s` (1/s).
+   */
+  unixbenchContext1: takingCpus("workload.unixbenchContext1", unixbenchContext1Factory),
+  /**
+   * `perf bench sched messaging` (hackbench): groups of senders and receivers over sockets or
+   * pipes; `.format()` prints perf's report. Metrics: `total_time_s` (s), `finished` (0 or 1),
+   * `messages`, `tasks`, `writer_sleeps`, `writer_wakeups`, `writer_spurious_wakeups` (count),
+   * `context_switches_per_s`, `wakeup_preemptions_per_s` (1/s).
+   */
+  hackbench: takingCpus("workload.hackbench", hackbench),
 };
 
 /** The published patches, as data. */
@@ -265,8 +335,10 @@ export type { IterationJob } from "./experiment/experiment";
 export type { ResultPlots } from "./experiment/plots";
 export type { HotplugEvent } from "./experiment/run";
 export type { BalanceLevelStats } from "./experiment/types";
+export type { SelectIdleCpuStats } from "./kernel/counters";
 export type { CacheSizes } from "./machine/types";
 export type { MachineBuilder, CostOverrides, LlcSpan, Numbering } from "./machine/builder";
+export type { IdleLimit } from "./machine/idle_states";
 export type {
   RunProfile,
   PublishedFile,
@@ -353,6 +425,7 @@ export type {
   WakeAffineCtx,
   SelectIdleSiblingCtx,
   FindIdlestGroupCtx,
+  FindIdlestGroupStats,
 } from "./kernel/fair/wake/common";
 export type {
   FindBusiestGroupCtx,
@@ -389,15 +462,13 @@ export type {
 } from "./kernel/rt/select";
 
 // seed 003
-export { schbench, SCHBENCH_WORKING_SET_BYTES, type SchbenchParams } from "./workload/schbench";
+export { SCHBENCH_WORKING_SET_BYTES, type SchbenchParams } from "./workload/schbench";
 export {
-  oltpRtMix,
   OLTP_RT_MIX_DEFAULTS,
   rtPrioOf,
   type OltpRtMixParams,
 } from "./workload/oltp_rt_mix";
 export {
-  netperfUdpStream,
   netperfConfidence,
   UDP_LENGTH_MAX,
   SOCKET_BUFFER_DEFAULT,
@@ -473,7 +544,6 @@ export {
 
 // seed 001
 export {
-  unixbenchContext1,
   unixbenchCombine,
   context1Index,
   CONTEXT1_BASELINE_LPS,
@@ -489,7 +559,7 @@ export {
   SEED001_PASS_SECONDS,
 } from "./reproduce/seed001";
 
-// clusters, asymmetric capacities and cost profiles (issue 17)
+// clusters, asymmetric capacities and cost profiles
 export {
   COST_PROFILES,
   costProfile,
@@ -511,3 +581,15 @@ export { updateMisfitStatus, maxAllowedCapacity } from "./kernel/fair/misfit";
 export { checkMisfitStatus } from "./kernel/fair/misfit";
 export { capacityGreater } from "./kernel/fair/lb/misfit";
 export { archScaleCpuCapacity, peltScaleCpu, rqClockPeltOf } from "./kernel/fair/pelt_clock";
+
+// The factories the seeds use, also exported by name: the same functions as workload.<name>.
+/** workload.schbench. */
+export const schbench = workload.schbench;
+/** workload.oltpRtMix. */
+export const oltpRtMix = workload.oltpRtMix;
+/** workload.netperfUdpStream. */
+export const netperfUdpStream = workload.netperfUdpStream;
+/** workload.unixbenchContext1. */
+export const unixbenchContext1 = workload.unixbenchContext1;
+export { WORKLOAD_METRICS, type MetricDoc } from "./workload/metrics";
+export type { CpusOption, WithCpus } from "./workload/cpus";

@@ -38,6 +38,30 @@ test("no tracked file refers to material outside the repository", () => {
   assert.deepEqual(hits, [], `references outside the repository:\n${hits.join("\n")}`);
 });
 
+test("no tracked file points a reader at this project's issues or unpublished design pages", () => {
+  // "issue N" / "issue #N" of this repository cannot be followed from a clone; another project's
+  // issue is named with its project (byte-unixbench issue #79) or linked.
+  const ISSUE = /\bissues? #?\d+\b/i;
+  const OTHER_PROJECT = /byte-unixbench|https?:\/\/|bugzilla/i;
+  const DESIGN = "design" + " page";
+  const hits: string[] = [];
+  for (const file of trackedFiles()) {
+    const abs = path.join(root, file);
+    if (file === "test/standalone.test.ts" || !fs.existsSync(abs) || !fs.statSync(abs).isFile())
+      continue;
+    const buf = fs.readFileSync(abs);
+    if (!isText(buf)) continue;
+    buf
+      .toString("utf8")
+      .split("\n")
+      .forEach((line, i) => {
+        if ((ISSUE.test(line) && !OTHER_PROJECT.test(line)) || line.includes(DESIGN))
+          hits.push(`${file}:${i + 1}: ${line.trim().slice(0, 120)}`);
+      });
+  }
+  assert.deepEqual(hits, [], `pointers a reader cannot follow:\n${hits.join("\n")}`);
+});
+
 /** Every object that holds a figure (`value`) must also hold a non-empty `source`, its own or an
  *  enclosing one (data/published figures share the file's top-level source). */
 function missingSources(node: unknown, where: string, inherited: boolean, out: string[]): void {

@@ -7,3 +7,4 @@ export * from "./trace";
 export * from "./mmtests";
 export * from "./histogram";
 export * from "./mixture";
+export * from "./variation";

@@ -120,3 +120,48 @@ export function seriesByVariant(
     return { variant, values };
   });
 }
+
+/**
+ * The values of series "sample.<key>" (a `run({ sample })` probe's figure) whose sample time
+ * "sample.t" lies in [from, to): simulated seconds, the unit of `sample.every`. Refuses, naming
+ * the sampled range, a window that selects no sample (ns given for seconds, or outside the run),
+ * so a windowed mean is never a silent NaN.
+ *
+ * @example
+ * ```ts
+ * import { analysis, topology, workload } from "schedlab";
+ * const it = topology("core2-2x2")
+ *   .workload(workload.hogs({ n: 3, seconds: 0.05 }))
+ *   .runSync({ sample: { every: 0.01, fn: (k) => ({ nr0: k.rqs[0].nrRunning }) } })
+ *   .iteration("baseline", 0);
+ * console.log(it.series["sample.t"], analysis.sampleWindow(it, "nr0", 0.02, 0.04));
+ * ```
+ * Prints:
+ * ```text
+ * [ 0.01, 0.02, 0.03, 0.04 ] [ 1, 1 ]
+ * ```
+ */
+export function sampleWindow(it: IterationResult, key: string, from: number, to: number): number[] {
+  const name = key.startsWith("sample.") ? key : `sample.${key}`;
+  const t = it.series?.["sample.t"];
+  const values = it.series?.[name];
+  if (!t || !values) {
+    const keys = Object.keys(it.series ?? {}).filter(
+      (k) => k.startsWith("sample.") && k !== "sample.t",
+    );
+    throw new Error(
+      `sampleWindow: no series "${name}" in ${it.variant}#${it.iteration} (sampled: ${keys.join(", ") || "none; run with { sample: { every, fn } }"})`,
+    );
+  }
+  if (!(Number.isFinite(from) && Number.isFinite(to) && to > from))
+    throw new Error(
+      `sampleWindow: the window must have from < to, in seconds (got ${from}..${to})`,
+    );
+  const out: number[] = [];
+  for (let i = 0; i < t.length; i++) if (t[i] >= from && t[i] < to) out.push(values[i]);
+  if (out.length === 0)
+    throw new Error(
+      `sampleWindow: no sample of "${name}" in ${from}..${to} s; the samples run from ${t[0]} to ${t[t.length - 1]} s (sample.t is in simulated seconds)`,
+    );
+  return out;
+}

@@ -112,7 +112,8 @@ export function runqueueSteps(
   for (const r of recs) {
     touch(r.cpu);
     if (!steps.get(r.cpu)!.t.length) emit(r.cpu, r.t);
-    if (r.type === "sched_wakeup") setRunnable(r.pid, r.targetCpu, r.t);
+    if (r.type === "sched_wakeup" || r.type === "sched_wakeup_new")
+      setRunnable(r.pid, r.targetCpu, r.t);
     else if (r.type === "sched_switch") {
       if (r.prevState === "R") setRunnable(r.prevPid, r.cpu, r.t);
       else {
@@ -130,9 +131,30 @@ export function runqueueSteps(
     .sort((a, b) => a.cpu - b.cpu);
 }
 
-/** Time-weighted mean of a step function over [start, end). */
+/**
+ * Time-weighted mean of a step function over [start, end), times in ns as the trace's `t` (a
+ * RunqueueSteps). A window that is empty, under 1 us (seconds given for ns?) or outside the
+ * steps is refused, naming the window and the steps' range, rather than giving NaN or 0.
+ */
 export function stepMean(s: { t: number[]; n: number[] }, start: number, end: number): number {
-  if (end <= start) return NaN;
+  const range = s.t.length ? `${s.t[0]}..${s.t[s.t.length - 1]} ns` : "no steps";
+  if (!(Number.isFinite(start) && Number.isFinite(end) && end > start))
+    throw new Error(`stepMean: the window must have start < end, in ns (got ${start}..${end})`);
+  if (end - start < 1000)
+    throw new Error(
+      `stepMean: a window of ${end - start} ns (${start}..${end}): times are in ns, as the trace's t (seconds x 1e9)`,
+    );
+  if (s.t.length === 0 || end <= s.t[0])
+    throw new Error(`stepMean: the window ${start}..${end} ns ends before the steps (${range})`);
+  return binMean(s, start, end);
+}
+
+/**
+ * @internal The time-weighted mean of a step function over [start, end) without stepMean's
+ * checks (0 for an empty window): the timeline heatmap's bins.
+ */
+export function binMean(s: { t: number[]; n: number[] }, start: number, end: number): number {
+  if (end <= start) return 0;
   let area = 0;
   for (let i = 0; i < s.t.length; i++) {
     const a = Math.max(s.t[i], start);

@@ -10,6 +10,7 @@ import {
   sourceOf,
   type MachineEdit,
   withBuilderStep,
+  withIdle,
   type BuilderStep,
   type MachineSource,
 } from "./machine_source";
@@ -23,6 +24,7 @@ import { checkRunLimits, runIterations, runTimes, type RunOptions } from "./opti
 import { hotplugEvent, offlineList, type OfflineOptions } from "./cpu_steps";
 import type { DomainTree } from "../kernel/topology/sched_domain";
 import { Results } from "./results";
+import { warnIfIdentical } from "../analysis/variation";
 import type { ExperimentSpec, IterationResult, ResultsData } from "./types";
 import { VERSION } from "../version";
 import type { Unknown, UnknownValue } from "./unknown";
@@ -111,6 +113,11 @@ export class Experiment extends UnknownSteps<Experiment> {
     return this.#with({ unknowns, assumed }) as this;
   }
 
+  /** @internal The cpuidle limit step (idle()). */
+  protected idleStep(limit: unknown): this {
+    return this.#with({ source: withIdle(this.#props.source, limit) }) as this;
+  }
+
   /** @internal A machine-builder step (sockets(), costs(), ...); costs() also edits a preset. */
   protected builderStep(step: BuilderStep): this {
     if (this.#props.source.kind !== "builder" && step[0] === "costs") {
@@ -124,39 +131,14 @@ export class Experiment extends UnknownSteps<Experiment> {
     }) as this;
   }
 
-  /**
-   * Change the machine's figures with a function (a preset's idle states, a cost, a cache size):
-   * it gets a fresh copy and returns it (or changes it in place). `label` names the change in
-   * the spec. Edits run in order, after the preset or builder made the machine.
-   *
-   * @example
-   * ```ts
-   * import { topology } from "schedlab";
-   * const exp = topology("core2-2x2").editMachine("C1 only", (m) => {
-   *   m.idleStates = m.idleStates.slice(0, 1);
-   * });
-   * console.log(exp.machine().idleStates.map((s) => s.name), exp.spec === undefined);
-   * ```
-   * Prints:
-   * ```text
-   * [ 'C1' ] false
-   * ```
-   */
-  editMachine(label: string, fn: (m: Machine) => unknown): Experiment {
-    if (typeof label !== "string" || !label)
-      throw new Error("editMachine: label must be a non-empty string naming the change");
-    if (typeof fn !== "function")
-      throw new Error("editMachine: fn must be a function (machine) => machine");
-    const edit = freeze({ label, fn });
-    return this.#with({ machineEdits: freeze([...this.#props.machineEdits, edit]) });
+  /** @internal Records a machine edit (editMachine()). */
+  protected editStep(edit: MachineEdit): this {
+    return this.#with({ machineEdits: freeze([...this.#props.machineEdits, edit]) }) as this;
   }
 
-  /**
-   * The same experiment on another machine (a preset name, a machine file or a Machine): era,
-   * workload, variants and unknowns are kept; machine edits made so far are dropped.
-   */
-  onMachine(machine: string | Machine): Experiment {
-    return this.#with({ source: freeze(sourceOf(machine)), machineEdits: [] });
+  /** @internal Another machine source (onMachine()); machine edits made so far are dropped. */
+  protected sourceStep(source: MachineSource): this {
+    return this.#with({ source: freeze(source), machineEdits: [] }) as this;
   }
 
   /**
@@ -395,7 +377,9 @@ export class Experiment extends UnknownSteps<Experiment> {
     const variants = this.#variantList();
     return {
       machine:
-        this.#props.source.kind === "preset" && this.#props.machineEdits.length === 0
+        this.#props.source.kind === "preset" &&
+        this.#props.machineEdits.length === 0 &&
+        !this.#props.source.idle
           ? this.#props.source.name
           : (this.machine() as unknown as Record<string, unknown>),
       ...(this.#props.machineEdits.length
@@ -510,7 +494,8 @@ export class Experiment extends UnknownSteps<Experiment> {
       out.push(result);
       opts.onProgress?.(out.length, jobs.length, result);
     }
-    return this.assemble(opts, out);
+    // identical iterations average nothing: say so, naming the experiment (analysis/variation.ts)
+    return warnIfIdentical(this.assemble(opts, out));
   }
 
   /**

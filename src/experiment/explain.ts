@@ -53,6 +53,17 @@ export function explainIteration(it: IterationResult, era?: string): string {
   }
   lines.push("wakeups by path:", fmtRec(s.wakePath, perSec));
   lines.push("wakeups by placement:", fmtRec(s.wakePlacement, perSec));
+  const sis = s.selectIdleCpu; // absent from results saved before it was counted
+  if (sis && sis.calls > 0) {
+    const pct = (x: number) => ((100 * x) / sis.calls).toFixed(1);
+    lines.push(
+      `select_idle_cpu: ${sis.calls} scans, ${sis.scanned} CPUs scanned (${(sis.scanned / sis.calls).toFixed(2)} per scan), ${sis.failed} found no idle CPU (${pct(sis.failed)}%)`,
+    );
+    if (sis.nrIdleScanCalls > 0)
+      lines.push(
+        `  SIS_UTIL nr_idle_scan: mean ${(sis.nrIdleScanSum / sis.nrIdleScanCalls).toFixed(2)} over ${sis.nrIdleScanCalls} scans, 0 (no scan) in ${sis.nrIdleScanZero}`,
+      );
+  }
   lines.push("IPIs:", fmtRec(s.ipis, perSec));
   lines.push("rq locks:");
   const locks = Object.keys(s.rqLock);

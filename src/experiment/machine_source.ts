@@ -4,19 +4,34 @@
 import type { Machine } from "../machine/types";
 import { machineFromFile, preset } from "../machine/presets";
 import { machineBuilder, type MachineBuilder } from "../machine/builder";
+import { applyIdleLimit, checkIdleLimit, type IdleLimit } from "../machine/idle_states";
 
 /** The builder methods an Experiment forwards, with their argument lists. */
 export type BuilderStep = {
   [K in Exclude<keyof MachineBuilder, "build">]: [K, Parameters<MachineBuilder[K]>];
 }[Exclude<keyof MachineBuilder, "build">];
 
-export type MachineSource =
+/** Where the machine comes from, and the cpuidle limit (Experiment.idle) applied to it. */
+export type MachineSource = (
   | { readonly kind: "preset"; readonly name: string }
   | { readonly kind: "machine"; readonly machine: Machine }
-  | { readonly kind: "builder"; readonly steps: readonly BuilderStep[] };
+  | { readonly kind: "builder"; readonly steps: readonly BuilderStep[] }
+) & { readonly idle?: IdleLimit };
 
 /** The machine a source describes, as a fresh object each call (callers may change it). */
 export function buildMachine(source: MachineSource): Machine {
+  const m = buildBase(source);
+  return source.idle ? applyIdleLimit(m, source.idle) : m;
+}
+
+/** The source with a cpuidle limit (replacing an earlier one); checked against the machine now. */
+export function withIdle(source: MachineSource, limit: unknown): MachineSource {
+  const next = Object.freeze({ ...source, idle: checkIdleLimit(limit) });
+  buildMachine(next); // a state index beyond the machine's table fails here, naming it
+  return next;
+}
+
+function buildBase(source: MachineSource): Machine {
   switch (source.kind) {
     case "preset":
       return preset(source.name);
@@ -38,7 +53,10 @@ export function withBuilderStep(source: MachineSource, step: BuilderStep): Machi
       "topology: machine-builder steps (sockets, cores, ...) apply to topology() without a preset",
     );
   }
-  return Object.freeze({ kind: "builder", steps: Object.freeze([...source.steps, step]) });
+  // each method checks its argument when called: a bad value fails at this step, not at run()
+  const [method, args] = step;
+  (machineBuilder()[method] as (...a: unknown[]) => MachineBuilder)(...args);
+  return Object.freeze({ ...source, steps: Object.freeze([...source.steps, step]) });
 }
 
 /**

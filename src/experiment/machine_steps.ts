@@ -3,12 +3,53 @@
 // returns a new object of the subclass (Experiment), which records the step.
 import type { MachineBuilder } from "../machine/builder";
 import { costProfile } from "../machine/profiles";
-import type { BuilderStep } from "./machine_source";
+import type { Machine } from "../machine/types";
+import { sourceOf, type BuilderStep, type MachineEdit, type MachineSource } from "./machine_source";
 
 /** The machine-builder steps every Experiment has; see Experiment. */
 export abstract class MachineSteps {
   /** Records one builder step and returns the new experiment. */
   protected abstract builderStep(step: BuilderStep): this;
+  /** Records a cpuidle limit and returns the new experiment. */
+  protected abstract idleStep(limit: unknown): this;
+  /** Records a machine edit and returns the new experiment. */
+  protected abstract editStep(edit: MachineEdit): this;
+  /** Replaces the machine source and returns the new experiment. */
+  protected abstract sourceStep(source: MachineSource): this;
+
+  /**
+   * Change the machine's figures with a function (a preset's idle states, a cost, a cache size):
+   * it gets a fresh copy and returns it (or changes it in place). `label` names the change in
+   * the spec. Edits run in order, after the preset or builder made the machine.
+   *
+   * @example
+   * ```ts
+   * import { topology } from "schedlab";
+   * const exp = topology("core2-2x2").editMachine("C1 only", (m) => {
+   *   m.idleStates = m.idleStates.slice(0, 1);
+   * });
+   * console.log(exp.machine().idleStates.map((s) => s.name));
+   * ```
+   * Prints:
+   * ```text
+   * [ 'C1' ]
+   * ```
+   */
+  editMachine(label: string, fn: (m: Machine) => unknown): this {
+    if (typeof label !== "string" || !label)
+      throw new Error("editMachine: label must be a non-empty string naming the change");
+    if (typeof fn !== "function")
+      throw new Error("editMachine: fn must be a function (machine) => machine");
+    return this.editStep(Object.freeze({ label, fn }));
+  }
+
+  /**
+   * The same experiment on another machine (a preset name, a machine file or a Machine): era,
+   * workload, variants and unknowns are kept; machine edits made so far are dropped.
+   */
+  onMachine(machine: string | Machine): this {
+    return this.sourceStep(sourceOf(machine));
+  }
 
   /**
    * Packages of a machine built step by step (topology() without a preset).
@@ -70,6 +111,10 @@ export abstract class MachineSteps {
   /** Arch capacity per CPU in Linux numbering (asymmetric machines such as big.LITTLE). */
   capacities(perCpu: number[]): this {
     return this.builderStep(["capacities", [perCpu]]);
+  }
+  /** Limit any machine's idle states: "poll" (idle=poll) or { maxState: N } (intel_idle.max_cstate=N). */
+  idle(limit: Parameters<MachineBuilder["idle"]>[0]): this {
+    return this.idleStep(limit);
   }
   /** The built machine's name. */
   name(s: string): this {

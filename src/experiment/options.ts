@@ -15,7 +15,7 @@ export interface RunOptions extends RunLimits {
   duration?: number;
   /** Simulated seconds excluded from the metrics (default: the workload's). */
   warmup?: number;
-  /** Record sched_switch/wakeup/migrate records for trace export and timelines. */
+  /** Record the scheduler's tracepoints (sched_switch, sched_waking, sched_wakeup, sched_wakeup_new, sched_migrate_task, sched_process_fork, sched_process_exit) for trace export and timelines. */
   trace?: boolean;
   /** Called after each iteration (progress lines). */
   onProgress?: (done: number, total: number, last: IterationResult) => void;
@@ -24,9 +24,13 @@ export interface RunOptions extends RunLimits {
    * `k.at(t, fn)`, keep a reference, read counters. Runs in the calling thread (run and runSync).
    */
   onKernel?: (k: Kernel, variant: string, iteration: number) => void;
-  /** Sample kernel state every `every` simulated seconds into series "sample.<key>" (and "sample.t"). */
+  /**
+   * Sample kernel state every `every` simulated seconds into series "sample.<key>", with the
+   * sample times in series "sample.t", also in simulated seconds (analysis.sampleWindow selects
+   * a time window of them).
+   */
   sample?: {
-    /** Seconds between samples (simulated). */
+    /** Simulated seconds between samples. */
     every: number;
     /** Reads the kernel (must not change it); returns named numbers. */
     fn: (k: Kernel) => Record<string, number>;

@@ -48,7 +48,7 @@ export interface IterationSpec extends RunLimits {
   tunables?: Record<string, number>;
   /** Called with the kernel before the workload is set up (tests and explain use it). */
   onKernel?: (k: Kernel) => void;
-  /** Read kernel state every `everyNs` simulated ns into series "sample.<key>" (and "sample.t"). */
+  /** Read kernel state every `everyNs` simulated ns into series "sample.<key>" (and "sample.t", in seconds). */
   sample?: KernelSampler;
 }
 
@@ -143,12 +143,13 @@ export function runIteration(spec: IterationSpec): { result: IterationResult; ke
   return { result, kernel: k };
 }
 
+/** One sample: "sample.t" in simulated seconds (the unit of RunOptions.sample.every), then the probe's values. */
 function takeSample(
   out: Record<string, number[]>,
   t: number,
   values: Record<string, number>,
 ): void {
-  append(out, "sample.t", t);
+  append(out, "sample.t", t / 1e9);
   for (const [key, v] of Object.entries(values)) {
     if (typeof v !== "number")
       throw new Error(

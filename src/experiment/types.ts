@@ -49,7 +49,10 @@ export interface IterationResult {
   durationNs: number;
   /** The workload's figures, under the benchmark's own names. */
   metrics: Record<string, number>;
-  /** Distributions and time series (latency samples, per-interval values...). */
+  /**
+   * Distributions and time series (latency samples, per-interval values...), each in the unit
+   * its workload documents; "sample.t" (RunOptions.sample) is in simulated seconds.
+   */
   series: Record<string, number[]>;
   tasks: TaskStats[];
   cpus: CpuStats[];

@@ -48,6 +48,37 @@ export interface SchedCounters {
   rqLock: Record<string, { acquisitions: number; waitNs: number }>;
   /** Everything else the kernel counts (rt pushes, stopper runs...). */
   other: Record<string, number>;
+  /**
+   * select_idle_cpu's scans (5.x eras, the LLC scan of select_idle_sibling); absent from results
+   * saved before it existed.
+   */
+  selectIdleCpu: SelectIdleCpuStats;
+}
+
+/**
+ * What select_idle_cpu did, as Mel Gorman's select_idle_sibling schedstats count it ("sched/fair:
+ * Track efficiency of select_idle_sibling", posted with Message-ID
+ * <20210426114112.GE4239@techsingularity.net>; a debugging patch mmtests reads, not in mainline:
+ * sis_domain_search, sis_scanned, sis_failed), plus SIS_UTIL's scan depth.
+ */
+export interface SelectIdleCpuStats {
+  /** Calls of select_idle_cpu (sis_domain_search: the fast path found no idle CPU). */
+  calls: number;
+  /**
+   * CPUs whose idleness the scan read (sis_scanned within the LLC scan): each CPU visited, the
+   * one that stops the scan at its depth included, and every CPU of a core examined whole.
+   */
+  scanned: number;
+  /** Calls that found no idle CPU (sis_failed, for the LLC scan). */
+  failed: number;
+  /**
+   * SIS_UTIL (6.0+): sd_llc_shared->nr_idle_scan as each call read it, summed, and the calls
+   * that read it; nrIdleScanZero counts calls that scanned nothing because it was 0 (an
+   * overloaded LLC).
+   */
+  nrIdleScanSum: number;
+  nrIdleScanCalls: number;
+  nrIdleScanZero: number;
 }
 
 /** Lag at wakeup, summed: count, sum (virtual ns), sum of |lag|, negatives, extremes. */
@@ -75,6 +106,14 @@ export function newCounters(): SchedCounters {
     ipis: {},
     rqLock: {},
     other: {},
+    selectIdleCpu: {
+      calls: 0,
+      scanned: 0,
+      failed: 0,
+      nrIdleScanSum: 0,
+      nrIdleScanCalls: 0,
+      nrIdleScanZero: 0,
+    },
   };
 }
 
@@ -152,5 +191,6 @@ export function snapshotCounters(c: SchedCounters): SchedCounters {
     ipis: sortRec(c.ipis),
     rqLock: sortRec(c.rqLock),
     other: sortRec(c.other),
+    selectIdleCpu: { ...c.selectIdleCpu },
   };
 }

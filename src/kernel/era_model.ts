@@ -20,12 +20,12 @@ export function balancerOf(era: Era): string {
     case "5.x": {
       const f = eraDefaults(era).features;
       const parts = ["v5.5 rework (group_type, migration_type)"];
-      if (eraAtLeast(era, "5.7")) parts.push("5.7 runnable_avg in group_classify");
+      if (f.LB_GROUP_RUNNABLE) parts.push("5.7 runnable_avg in group_classify");
       if (f.LB_LLC_SPREAD) parts.push("5.10 LB_LLC_SPREAD");
-      if (eraAtLeast(era, "5.12")) parts.push("5.12 migrate_task-only active balance");
-      if (eraAtLeast(era, "5.13")) parts.push("5.13 LBF_ACTIVE_LB");
+      if (f.LB_ACTIVE_MIGRATE_TASK) parts.push("5.12 migrate_task-only active balance");
+      if (f.LB_ACTIVE_LB) parts.push("5.13 LBF_ACTIVE_LB");
       if (f.LB_NEWIDLE_COST) parts.push("5.16 LB_NEWIDLE_COST");
-      if (eraAtLeast(era, "5.18")) parts.push("5.18 imb_numa_nr");
+      if (f.LB_IMB_NUMA_NR) parts.push("5.18 imb_numa_nr");
       if (f.LB_SMT_BALANCE) parts.push("6.6 LB_SMT_BALANCE");
       if (f.LB_SIBLING_IMBALANCE) parts.push("6.6 LB_SIBLING_IMBALANCE");
       if (f.NI_RANDOM) parts.push("6.19 NI_RANDOM");
@@ -47,7 +47,7 @@ export function wakeupOf(era: Era): string {
     case "5.x": {
       const f = eraDefaults(era).features;
       const depth = f.SIS_UTIL ? "SIS_UTIL" : f.SIS_PROP ? "SIS_PROP" : "no depth limit";
-      return eraAtLeast(era, "5.19")
+      return f.SIS_SINGLE_SCAN
         ? `5.12+ select_idle_sibling (one select_idle_cpu pass for cores or CPUs, prev's SMT siblings, ${depth})`
         : `5.6 select_idle_sibling (select_idle_core, select_idle_cpu with ${depth}, select_idle_smt)`;
     }

@@ -1,5 +1,6 @@
 // Kernel eras and what sets them apart (ERA_TRAITS), sched features (kernel/sched/features.h as
 // one table, FEATURES) and sysctl tunables.
+import { FOLDED, type FoldedName } from "./features_folded";
 
 /** Kernel versions whose scheduler logic we model. Each experiment picks its baseline era. */
 export const ERAS = ["2.6.29", "3.19", "4.8", "5.6", "5.10", "5.19", "6.6", "6.19"] as const;
@@ -268,11 +269,13 @@ const from = (since: Era): readonly Era[] => ERAS.slice(ERAS.indexOf(since));
 /** Eras up to and including `until`. */
 const upTo = (until: Era): readonly Era[] => ERAS.slice(0, ERAS.indexOf(until) + 1);
 
-/**
- * kernel/sched/features.h as one table: each SCHED_FEAT we model once, with its default (true,
- * false, or the eras in which it is on) and why it exists. NEWIDLE is ours, not the kernel's.
- */
-export const FEATURES = {
+/** A feature's default (true, false, or the eras in which it is on) and why it exists. */
+interface FeatureDef {
+  readonly default: boolean | readonly Era[];
+  readonly why: string;
+}
+
+const KERNEL_FEATURES = {
   GENTLE_FAIR_SLEEPERS: {
     // v2.6.29 place_entity (NEW_FAIR_SLEEPERS) credits the full sysctl_sched_latency; the halving
     // came with Mike Galbraith's GENTLE_FAIR_SLEEPERS (51e0304ce6e5) in v2.6.32.
@@ -432,7 +435,25 @@ export const FEATURES = {
     default: true,
     why: "ours: newly-idle balancing as a whole (idle_balance / newidle_balance)",
   },
-} as const satisfies Record<string, { default: boolean | readonly Era[]; why: string }>;
+} as const satisfies Record<string, FeatureDef>;
+
+/** The folded-in changes of features_folded.ts, each on from its release. */
+const FOLDED_FEATURES = Object.fromEntries(
+  Object.entries(FOLDED).map(([name, f]) => [
+    name,
+    { default: ERAS.filter((e) => eraAtLeast(e, f.since)), why: f.why },
+  ]),
+) as unknown as {
+  readonly [F in FoldedName]: { readonly default: readonly Era[]; readonly why: string };
+};
+
+/**
+ * kernel/sched/features.h as one table: each SCHED_FEAT we model once, with its default (true,
+ * false, or the eras in which it is on) and why it exists. NEWIDLE, the LB_* switches and the
+ * switches of features_folded.ts (a later release's change folded into an era, on from that
+ * release) are ours, not the kernel's; `schedlab era E` lists them with their commits.
+ */
+export const FEATURES = { ...KERNEL_FEATURES, ...FOLDED_FEATURES };
 
 /** The name of a modelled sched feature. */
 export type FeatureName = keyof typeof FEATURES;

@@ -300,16 +300,21 @@ const myPatch = patch("idle-prev-anywhere").replace("fair.select_idle_sibling", 
       sd: "the domain being searched (one with sdFlag set), from the top down",
       thisCpu: "the CPU the search is at (starts at the forking / waking CPU)",
       sdFlag: "SD_BALANCE_FORK, SD_BALANCE_EXEC or SD_BALANCE_WAKE",
+      groupStats:
+        "() => per group p may run on: the struct sg_lb_stats of update_sg_wakeup_stats (idleCpus, sumNrRunning, sumHNrRunning, groupLoad, groupUtil, groupRunnable, groupCapacity, groupWeight, groupType, avgLoad; p's own contribution taken out) and whether it is local; computed at the first call, given in every era",
     },
     returns: "the group to push p to, or null to stay in the local group and go down a level",
     defaultDoes:
       "2.6.29, 3.19, 4.8: the group with the least average load (source/target load at sd's forkexec or wake index, per capacity); null if the local group is within imbalance_pct of it. 5.x: classify each group (has_spare, fully_busy, overloaded, ...) by its CPUs' util, runnable and nr_running with p's contribution taken off; pick the idlest by type, then load or idle CPUs; null when the local group is as good; across SD_NUMA with spare capacity, null while the local node has an idle CPU (5.6) or while the imbalance is within imb_numa_nr (adjust_numa_imbalance, 5.18+).",
     example: {
-      what: "forks never leave the local NUMA node",
+      what: "across NUMA nodes a fork stays local while its node has an idle CPU (5.6's rule), from the group statistics",
       code: `import { patch, SD_BALANCE_FORK, SD_NUMA } from "schedlab";
 
-const myPatch = patch("fork-node-local").replace("fair.find_idlest_group", (ctx, base) =>
-  ctx.sdFlag === SD_BALANCE_FORK && (ctx.sd.flags & SD_NUMA) !== 0 ? null : base(ctx));`,
+const myPatch = patch("fork-node-local").replace("fair.find_idlest_group", (ctx, base) => {
+  if (ctx.sdFlag !== SD_BALANCE_FORK || (ctx.sd.flags & SD_NUMA) === 0) return base(ctx);
+  const local = ctx.groupStats().find((g) => g.local);
+  return local && local.idleCpus > 0 ? null : base(ctx);
+});`,
     },
   },
 } as const satisfies Partial<Record<HookName, HookDoc>>;

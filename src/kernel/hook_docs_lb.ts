@@ -418,10 +418,12 @@ const myPatch = patch("idle-means-spare").replace("fair.group_classify", (ctx, b
       era: "the kernel era",
       hz: "CONFIG_HZ",
       maxInterval: "max_load_balance_interval in jiffies (HZ * CPUs / 10)",
+      features:
+        "the kernel's sched features; LB_INTERVAL_LESS_JIFFY (5.10+) takes the jiffy off (absent: the era's default)",
     },
     returns: "jiffies until this domain is balanced again from this CPU",
     defaultDoes:
-      "sd.balanceInterval, times sd.busyFactor when cpuBusy, in jiffies (rounded up); 5.10+ takes one jiffy off busy intervals; at least 1 and at most maxInterval.",
+      "sd.balanceInterval, times sd.busyFactor when cpuBusy, in jiffies (rounded up); 5.10+ takes one jiffy off busy intervals (LB_INTERVAL_LESS_JIFFY); at least 1 and at most maxInterval.",
     example: {
       what: "busy CPUs balance twice as often",
       code: `import { patch } from "schedlab";

@@ -1,6 +1,8 @@
 // Trace records the kernel emits when tracing is on; exported as ftrace text by src/report.
+// Each record is a tracepoint of include/trace/events/sched.h with its fields (comm, pid, prio,
+// target_cpu, ...) under camelCase names, plus `t` (simulated ns) and `cpu` (where it fired).
 
-/** One trace event, named and shaped after its ftrace twin (sched_switch, sched_wakeup, ...). */
+/** One trace event, named and shaped after its ftrace twin (sched_switch, sched_wakeup, ...). Times in ns. */
 export type TraceRecord =
   | {
       type: "sched_switch";
@@ -24,9 +26,12 @@ export type TraceRecord =
       prio: number;
       targetCpu: number;
     }
-  /** The wakee was activated on targetCpu (by the waker, or by the target from its wakelist). */
+  /**
+   * The wakee was activated on targetCpu (by the waker, or by the target from its wakelist);
+   * sched_wakeup_new: a new task's first activation, by wake_up_new_task on the parent's CPU.
+   */
   | {
-      type: "sched_wakeup";
+      type: "sched_wakeup" | "sched_wakeup_new";
       t: number;
       cpu: number;
       comm: string;
@@ -44,6 +49,31 @@ export type TraceRecord =
       origCpu: number;
       destCpu: number;
       reason: MigrationReason;
+    }
+  /** kernel_clone: a new task, before wake_up_new_task places it (on the parent's CPU). */
+  | {
+      type: "sched_process_fork";
+      t: number;
+      cpu: number;
+      parentComm: string;
+      parentPid: number;
+      childComm: string;
+      childPid: number;
+    }
+  /**
+   * do_exit, on the exiting task's CPU; groupDead only where the era's tracepoint has the field
+   * (Andrii Nakryiko, "exit: move and extend sched_process_exit() tracepoint", Message-ID
+   * <20250402180925.90914-1-andrii@kernel.org>: in v6.17's sched.h, not in v6.14's). Every
+   * modelled task is its own thread group, so it is always true.
+   */
+  | {
+      type: "sched_process_exit";
+      t: number;
+      cpu: number;
+      comm: string;
+      pid: number;
+      prio: number;
+      groupDead?: boolean;
     };
 
 /** Why a task changed CPU (the reason field of sched_migrate_task in our traces). */

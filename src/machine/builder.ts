@@ -1,7 +1,19 @@
 // A fluent builder for Machine: topology (sockets, dies, cores, threads, who shares L2/LLC,
 // NUMA nodes), Linux CPU numbering, costs, idle states. Every invalid parameter throws an Error
-// naming the field and the accepted values, so a notebook user sees what to fix.
-import { checkIdleStates } from "./idle_states";
+// naming the field and the accepted values, so a notebook user sees what to fix: each method
+// checks its own argument when called (builder_checks.ts), build() what depends on several.
+import { applyIdleLimit, checkIdleLimit, checkIdleStates, type IdleLimit } from "./idle_states";
+import {
+  checkCostProfile,
+  fail,
+  fmt,
+  intArray,
+  nonEmptyString,
+  oneOf,
+  plainObject,
+  posInt,
+  profileByName,
+} from "./builder_checks";
 import {
   SHARE_LEVELS,
   type CacheSizes,
@@ -95,21 +107,6 @@ export type { CostProfile } from "./types";
 
 export const DEFAULT_CACHES: CacheSizes = { l2Bytes: 1 << 20, llcBytes: 32 << 20 };
 
-function fail(field: string, accepted: string, got: unknown): never {
-  throw new Error(`topology: ${field} must be ${accepted} (got ${fmt(got)})`);
-}
-
-function fmt(x: unknown): string {
-  if (typeof x === "string") return JSON.stringify(x);
-  if (Array.isArray(x)) return JSON.stringify(x);
-  return String(x);
-}
-
-function posInt(field: string, n: unknown): number {
-  if (typeof n !== "number" || !Number.isInteger(n) || n <= 0) fail(field, "a positive integer", n);
-  return n;
-}
-
 function checkCost(field: string, v: unknown, positive: boolean): void {
   if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || (positive && v === 0)) {
     throw new Error(
@@ -148,19 +145,31 @@ export interface MachineBuilder {
    */
   capacities(perCpu: number[]): MachineBuilder;
   /**
-   * Start from a cost profile's figures, idle states and cache sizes instead of the defaults
-   * (costProfile(name) gives one); costs(), idleStates() and caches() still override them.
+   * Start from a cost profile's figures, idle states and cache sizes instead of the defaults: a
+   * profile name (costProfileNames(): "x86-server-2019", "arm64-a53-2016", any preset name...),
+   * as Experiment.profile takes, or the CostProfile costProfile(name) returns; costs(),
+   * idleStates() and caches() still override them.
    */
-  profile(p: CostProfile): MachineBuilder;
+  profile(p: string | CostProfile): MachineBuilder;
   /** Cost figures that differ from DEFAULT_COSTS; per-level tables may be given in part. */
   costs(partial: CostOverrides): MachineBuilder;
-  /** cpuidle states, shallowest first. */
+  /** cpuidle states, shallowest first (exit latencies and target residencies in ns). */
   idleStates(states: IdleState[]): MachineBuilder;
+  /**
+   * Limit the idle states as a boot parameter does: "poll" (idle=poll: the idle loop spins, no
+   * cpuidle state, no exit latency) or { maxState: N } (cpuidle states 0..N only, as
+   * intel_idle.max_cstate=N on machines whose state 0 is POLL). Applied after idleStates() and
+   * profile().
+   */
+  idle(limit: IdleLimit): MachineBuilder;
   /** L2 and LLC sizes that differ from DEFAULT_CACHES. */
   caches(c: Partial<CacheSizes>): MachineBuilder;
   /** How Linux numbers the CPUs (default "thread-major", the x86 BIOS order). */
   numbering(order: Numbering): MachineBuilder;
-  /** CPUs offline at boot (Machine.online). */
+  /**
+   * CPUs not brought up at boot (Machine.online false): Experiment.offline(cpu, { atBoot: true })
+   * does the same on any machine, while Experiment.offline(cpu) takes a CPU down after boot.
+   */
   offline(cpus: number[]): MachineBuilder;
   /** Sources for figures ("costs.cacheLineNs.shared_l2" -> "..."); merged over the defaults. */
   sources(s: Record<string, string>): MachineBuilder;
@@ -184,6 +193,7 @@ interface Params {
   profile: CostProfile | null;
   costs: CostOverrides;
   idleStates: IdleState[] | null;
+  idle: IdleLimit | null;
   caches: Partial<CacheSizes>;
   numbering: Numbering;
   offline: number[];
@@ -208,6 +218,7 @@ export function machineBuilder(): MachineBuilder {
     profile: null,
     costs: {},
     idleStates: null,
+    idle: null,
     caches: {},
     numbering: "thread-major",
     offline: [],
@@ -216,58 +227,75 @@ export function machineBuilder(): MachineBuilder {
   // Setters only record; build() validates everything at once so the order of calls is free.
   const b: MachineBuilder = {
     name(s) {
-      p.name = s;
+      p.name = nonEmptyString("name", s);
       return b;
     },
     description(s) {
+      if (typeof s !== "string") fail("description", "a string", s);
       p.description = s;
       return b;
     },
     sockets(n) {
-      p.sockets = n;
+      p.sockets = posInt("sockets", n);
       return b;
     },
     diesPerSocket(n) {
-      p.dies = n;
+      p.dies = posInt("diesPerSocket", n);
       return b;
     },
     cores(n) {
-      p.cores = n;
+      p.cores = posInt("cores", n);
       return b;
     },
     threads(n) {
-      p.threads = n;
+      p.threads = posInt("threads", n);
       return b;
     },
     l2SharedBy(n) {
-      p.l2SharedBy = n;
+      p.l2SharedBy = posInt("l2SharedBy", n);
       return b;
     },
     llc(s) {
-      p.llc = s;
+      p.llc = oneOf("llc", LLC_SPANS, s);
       return b;
     },
     nodes(n) {
-      p.nodes = n;
+      p.nodes = posInt("nodes", n);
       return b;
     },
     distance(m) {
-      p.distance = m;
+      if (!Array.isArray(m) || m.some((r) => !Array.isArray(r)))
+        fail("distance", "a node x node matrix (an array of rows of integers)", m);
+      p.distance = m.map((r) => [...r]);
       return b;
     },
     capacity(n) {
+      if (typeof n !== "number" || !Number.isInteger(n) || n <= 0 || n > SCHED_CAPACITY_SCALE)
+        fail("capacity", `an integer in 1..${SCHED_CAPACITY_SCALE}`, n);
       p.capacity = n;
       return b;
     },
     capacities(list) {
-      p.capacities = Array.isArray(list) ? [...list] : list;
+      p.capacities = intArray(
+        "capacities",
+        `an array of integers in 1..${SCHED_CAPACITY_SCALE}, one per CPU`,
+        list,
+        1,
+      );
       return b;
     },
     profile(prof) {
-      p.profile = prof;
+      if (typeof prof === "string") {
+        if (!profileByName.resolve)
+          throw new Error(
+            `topology: profile ${fmt(prof)}: the cost profiles are not loaded (import from "schedlab", or pass costProfile(name))`,
+          );
+        p.profile = profileByName.resolve(prof);
+      } else p.profile = checkCostProfile(prof);
       return b;
     },
     costs(c) {
+      plainObject("costs", "an object of cost figures (see CostOverrides)", c);
       const { rqLockRemoteNs, cacheLineNs, copyBytesPerNs, ...scalars } = c;
       p.costs = {
         ...p.costs,
@@ -279,22 +307,32 @@ export function machineBuilder(): MachineBuilder {
       return b;
     },
     idleStates(s) {
+      checkIdleStates(s);
       p.idleStates = s.map((x) => ({ ...x }));
       return b;
     },
+    idle(limit) {
+      p.idle = checkIdleLimit(limit);
+      return b;
+    },
     caches(c) {
+      const o = plainObject("caches", "{ l2Bytes?, llcBytes? } (positive integers of bytes)", c);
+      for (const key of Object.keys(o)) oneOf("caches key", ["l2Bytes", "llcBytes"] as const, key);
       p.caches = { ...p.caches, ...c };
       return b;
     },
     numbering(o) {
-      p.numbering = o;
+      p.numbering = oneOf("numbering", NUMBERINGS, o);
       return b;
     },
     offline(cpus) {
-      p.offline = [...cpus];
+      p.offline = intArray("offline", "an array of CPU ids (integers >= 0)", cpus, 0);
       return b;
     },
     sources(s) {
+      const o = plainObject("sources", "an object of figure name -> source text", s);
+      for (const [k, v] of Object.entries(o))
+        if (typeof v !== "string") fail(`sources["${k}"]`, "a string", v);
       p.sources = { ...p.sources, ...s };
       return b;
     },
@@ -313,11 +351,7 @@ function build(p: Params): Machine {
   const threads = posInt("threads", p.threads);
   const l2By = posInt("l2SharedBy", p.l2SharedBy);
   const nodes = posInt("nodes", p.nodes);
-  if (!LLC_SPANS.includes(p.llc))
-    fail("llc", `one of ${LLC_SPANS.map((s) => `"${s}"`).join(", ")}`, p.llc);
-  if (!NUMBERINGS.includes(p.numbering)) {
-    fail("numbering", `one of ${NUMBERINGS.map((s) => `"${s}"`).join(", ")}`, p.numbering);
-  }
+  // llc, numbering and capacity were checked by their setters (the defaults are valid)
   if (cores % dies !== 0) fail("cores", `divisible by diesPerSocket (${dies})`, cores);
   const coresPerDie = cores / dies;
   // An L2 never spans two dies: the cores sharing it must fit in one die.
@@ -329,14 +363,6 @@ function build(p: Params): Machine {
       `a divisor of sockets (${sockets}); sockets are split evenly across nodes`,
       nodes,
     );
-  if (
-    typeof p.capacity !== "number" ||
-    !Number.isInteger(p.capacity) ||
-    p.capacity <= 0 ||
-    p.capacity > SCHED_CAPACITY_SCALE
-  ) {
-    fail("capacity", `an integer in 1..${SCHED_CAPACITY_SCALE}`, p.capacity);
-  }
   const nodeDistance = p.distance ?? defaultDistance(nodes);
   checkDistance(nodeDistance, nodes);
 
@@ -458,7 +484,7 @@ function build(p: Params): Machine {
     p.description ??
     `${sockets} socket(s) x ${dies > 1 ? `${dies} dies x ` : ""}${cores} cores x ${threads} thread(s), ` +
       `L2 shared by ${l2By} core(s), LLC per ${p.llc}, ${nodes} NUMA node(s), ${p.numbering} numbering`;
-  return {
+  const machine: Machine = {
     name: p.name,
     description,
     cpus,
@@ -469,6 +495,7 @@ function build(p: Params): Machine {
     caches,
     sources,
   };
+  return p.idle ? applyIdleLimit(machine, p.idle) : machine;
 }
 
 function defaultDistance(nodes: number): number[][] {

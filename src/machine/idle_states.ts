@@ -1,8 +1,9 @@
 // Validation of a machine's idle states (cpuidle driver tables), for the builder and files.
-import type { IdleState } from "./types";
+import type { IdleState, Machine } from "./types";
 
 function fmt(x: unknown): string {
-  return typeof x === "string" || Array.isArray(x) ? JSON.stringify(x) : String(x);
+  if (typeof x === "string" || Array.isArray(x)) return JSON.stringify(x);
+  return x !== null && typeof x === "object" ? JSON.stringify(x) : String(x);
 }
 
 /** Throws naming the state and field unless `states` is a valid shallow-to-deep table. */
@@ -87,4 +88,70 @@ function checkExitDraw(s: IdleState, where: string): void {
         `${where}: exitDraw.${part}.logSd must be a number from 0 to 3 (the sd of the exit time's natural log) (got ${fmt(sd)})`,
       );
   }
+}
+
+/**
+ * The state `idle("poll")` leaves: the idle loop spins with TIF_POLLING_NRFLAG set (idle=poll on
+ * x86, nohlt elsewhere: cpu_idle_force_poll, kernel/sched/idle.c do_idle -> cpu_idle_poll), so a
+ * wakeup needs no IPI and costs no exit latency; cpuidle is not called.
+ */
+export const POLL_IDLE_STATE: IdleState = {
+  name: "POLL",
+  exitLatencyNs: 0,
+  targetResidencyNs: 0,
+  polling: true,
+};
+
+/**
+ * `machine` with its cpuidle states limited: "poll" keeps only POLL_IDLE_STATE (idle=poll);
+ * { maxState: N } keeps states 0..N of the table, what disabling the deeper ones does
+ * (/sys/devices/system/cpu/cpu*\/cpuidle/stateK/disable) and, on intel_idle machines, whose
+ * state 0 is POLL, intel_idle.max_cstate=N (intel_idle_cpuidle_driver_init registers table
+ * entries 0..max_cstate-1 as states 1..max_cstate). The sources say which limit was applied.
+ */
+export function applyIdleLimit(machine: Machine, limit: IdleLimit): Machine {
+  const sources: Record<string, string> = {};
+  for (const [k, v] of Object.entries(machine.sources)) if (!k.startsWith("idle.")) sources[k] = v;
+  let idleStates: IdleState[];
+  if (limit === "poll") {
+    idleStates = [{ ...POLL_IDLE_STATE }];
+    const src =
+      'idle("poll"): idle=poll (nohlt), kernel/sched/idle.c do_idle -> cpu_idle_poll: spins with TIF_POLLING_NRFLAG set, no exit latency';
+    for (const f of ["exitLatencyNs", "targetResidencyNs", "polling"])
+      sources[`idle.POLL.${f}`] = src;
+  } else {
+    const n = machine.idleStates.length;
+    if (limit.maxState > n - 1)
+      throw new Error(
+        `topology: idle.maxState must be a cpuidle state index from 0 to ${n - 1} on ${machine.name} (${machine.idleStates.map((s, i) => `${i} ${s.name}`).join(", ")}) (got ${limit.maxState})`,
+      );
+    idleStates = machine.idleStates.slice(0, limit.maxState + 1).map((s) => ({ ...s }));
+    const kept = new Set(idleStates.map((s) => s.name));
+    for (const [k, v] of Object.entries(machine.sources))
+      if (k.startsWith("idle.") && kept.has(k.split(".")[1])) sources[k] = v;
+  }
+  sources.cpuidle =
+    limit === "poll"
+      ? 'idle("poll"): the idle loop polls (idle=poll)'
+      : `idle({ maxState: ${limit.maxState} }): cpuidle states 0..${limit.maxState} of the table (intel_idle.max_cstate=${limit.maxState} where state 0 is POLL)`;
+  return { ...structuredClone(machine), idleStates, sources };
+}
+
+/** The cpuidle limit of MachineBuilder.idle and Experiment.idle. */
+export type IdleLimit = "poll" | { maxState: number };
+
+/** Checks an idle limit's form; the state index is checked against the table by applyIdleLimit. */
+export function checkIdleLimit(limit: unknown): IdleLimit {
+  const accepted =
+    '"poll" (idle=poll: the CPUs spin, no cpuidle state) or { maxState: N } (cpuidle states 0..N only, as intel_idle.max_cstate=N)';
+  if (limit === "poll") return limit;
+  const keys = limit !== null && typeof limit === "object" ? Object.keys(limit) : [];
+  if (Array.isArray(limit) || keys.length !== 1 || keys[0] !== "maxState")
+    throw new Error(`topology: idle must be ${accepted} (got ${fmt(limit)})`);
+  const n = (limit as { maxState: unknown }).maxState;
+  if (typeof n !== "number" || !Number.isInteger(n) || n < 0)
+    throw new Error(
+      `topology: idle.maxState must be an integer >= 0 (a cpuidle state index) (got ${fmt(n)})`,
+    );
+  return { maxState: n };
 }

@@ -5,6 +5,7 @@
 // others cite a primary source for the preset's machine. For another machine of the family every
 // figure is borrowed, which isGuess / profileFigures say.
 import type { CostProfile } from "./builder";
+import { registerProfileNames } from "./builder_checks";
 import { presetNames, preset } from "./presets";
 import type { Machine } from "./types";
 
@@ -113,3 +114,6 @@ export function figureValue(m: Machine, figure: string): number | boolean | unde
 export function machineFigures(m: Machine): string[] {
   return profileFigures(m.sources, (f) => figureValue(m, f));
 }
+
+// machineBuilder().profile(name) takes the same names as costProfile
+registerProfileNames(costProfile);

@@ -13,6 +13,8 @@ export interface CpuRecord {
   online: boolean;
   package: number | null;
   die: number | null;
+  /** topology/core_id: the core's number within its package (sysfs only). */
+  coreId?: number | null;
   /** The CPUs of this CPU's core (thread_siblings_list / core_cpus_list). */
   coreCpus: number[] | null;
   /** The CPUs of this CPU's cluster (topology/cluster_cpus_list, v5.16+). */
@@ -81,11 +83,12 @@ function parseSize(text: string, where: string): number {
   return Number(m[1]) * unit;
 }
 
+/** A sysfs integer file ("3\n", "-1\n"); anything else (empty, "0x3", "3x", "3.0") is refused. */
 function parseIntFile(text: string, where: string): number {
-  const v = Number(text.trim());
-  if (!Number.isInteger(v))
-    throw new Error(`${where}: not an integer: ${JSON.stringify(text.trim())}`);
-  return v;
+  const t = text.trim();
+  if (!/^-?\d+$/.test(t))
+    throw new Error(`${where}: not an integer: ${JSON.stringify(t)} (expected a decimal integer)`);
+  return Number(t);
 }
 
 /** Reads files relative to a root; a missing file is undefined, any other error throws. */
@@ -174,9 +177,17 @@ export function readSysfs(
         const d = f("topology/die_id");
         return d === undefined ? null : parseIntFile(d, w("topology/die_id"));
       })(),
+      coreId: (() => {
+        // not needed to rebuild the machine (the sibling lists are), but a malformed one is a
+        // malformed tree: refused naming the file and the value, as every other file read here
+        const c = f("topology/core_id");
+        return c === undefined ? null : parseIntFile(c, w("topology/core_id"));
+      })(),
       coreCpus:
         siblings === undefined ? null : parseCpuList(siblings, w("topology/thread_siblings_list")),
       clusterCpus: (() => {
+        const id = f("topology/cluster_id");
+        if (id !== undefined) parseIntFile(id, w("topology/cluster_id"));
         const c = f("topology/cluster_cpus_list");
         return c === undefined ? null : parseCpuList(c, w("topology/cluster_cpus_list"));
       })(),

@@ -1,6 +1,6 @@
 // Trace pictures: which task ran on which CPU over time (migrations marked), and runqueue length.
 import type { TraceRecord } from "../kernel/trace";
-import { byTime, cpuSegments, runqueueSteps, stepMean } from "../analysis/trace";
+import { binMean, byTime, cpuSegments, runqueueSteps } from "../analysis/trace";
 import { baseLayout, colorOf, type CommonPlotOptions, type Figure, type PlotTrace } from "./types";
 
 export interface TimelineOptions extends CommonPlotOptions {
@@ -195,7 +195,7 @@ export function runqueueLength(
   const x = Array.from({ length: bins }, (_, b) => ms(start + (b + 0.5) * width));
   const z = steps.map((s) =>
     Array.from({ length: bins }, (_, b) =>
-      width > 0 ? stepMean(s, start + b * width, start + (b + 1) * width) : 0,
+      width > 0 ? binMean(s, start + b * width, start + (b + 1) * width) : 0,
     ),
   );
   return {

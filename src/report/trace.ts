@@ -86,6 +86,35 @@ export function toFtrace(records: readonly TraceRecord[], opts: FtraceOptions = 
         line(r.cpu, "d..3", r.t, "sched_wakeup", args);
         break;
       }
+      case "sched_wakeup_new":
+        // wake_up_new_task: no sched_waking before it (try_to_wake_up is not called)
+        line(
+          r.cpu,
+          "d..3",
+          r.t,
+          "sched_wakeup_new",
+          `comm=${comm(r.comm)} pid=${r.pid} prio=${r.prio} target_cpu=${pad3(r.targetCpu)}`,
+        );
+        break;
+      case "sched_process_fork":
+        line(
+          r.cpu,
+          "....",
+          r.t,
+          "sched_process_fork",
+          `comm=${comm(r.parentComm)} pid=${r.parentPid} child_comm=${comm(r.childComm)} child_pid=${r.childPid}`,
+        );
+        break;
+      case "sched_process_exit":
+        line(
+          r.cpu,
+          "....",
+          r.t,
+          "sched_process_exit",
+          `comm=${comm(r.comm)} pid=${r.pid} prio=${r.prio}` +
+            (r.groupDead === undefined ? "" : ` group_dead=${r.groupDead}`),
+        );
+        break;
       case "sched_waking":
         line(
           r.cpu,

@@ -4,6 +4,7 @@ import { repeat } from "../kernel/repeat";
 import type { Task, TaskApi } from "../kernel/sched";
 import type { Workload, WorkloadContext, WorkloadRun } from "./workload";
 import { requireInt, requireKnownKeys, requireNumber, runLength } from "./workload";
+import { parseCpusOption } from "./cpus";
 
 const SEC = 1_000_000_000;
 
@@ -13,8 +14,8 @@ export interface HogsParams {
   n: number;
   /** A nice value for all, or one per hog. */
   nice?: number | number[];
-  /** Pin every hog to these CPUs. */
-  cpus?: number[];
+  /** Pin every hog to these CPUs: a cpulist ("0,2-3") or CPU ids, as `taskset -c` (see CpusOption). */
+  cpus?: string | number[];
   /** Simulated seconds per run (default 10). */
   seconds?: number;
   /** Simulated seconds excluded from the metrics (default 0). */
@@ -47,11 +48,16 @@ export function hogs(params: HogsParams): Workload {
   nices.forEach((v, i) => {
     requireInt(where, `nice[${i}]`, v, -20, 19);
   });
+  const pin = params.cpus === undefined ? undefined : parseCpusOption(where, params.cpus);
   return {
     name: "hogs",
     params: { ...params },
     ...runLength(where, params, 10),
     setup(ctx: WorkloadContext): WorkloadRun {
+      if (pin?.some((c) => c >= ctx.ncpus))
+        throw new Error(
+          `${where}: cpus must be CPUs of this machine, 0-${ctx.ncpus - 1} (got ${params.cpus})`,
+        );
       const tasks: Task[] = [];
       for (let i = 0; i < n; i++) {
         tasks.push(
@@ -59,7 +65,7 @@ export function hogs(params: HogsParams): Workload {
             comm: `hog${i}`,
             role: "hog",
             nice: nices[i],
-            cpus: params.cpus,
+            cpus: pin,
             program: function* () {
               yield run(Infinity);
             },

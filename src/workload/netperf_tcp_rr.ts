@@ -62,9 +62,15 @@ export interface NetperfTcpRrParams {
   warmupSeconds?: number;
   /** -T lcpu,rcpu: bind netperf and netserver to these CPUs (default: unbound). */
   bind?: [number, number];
+  /**
+   * Concurrent netperf/netserver pairs, each its own connection (mmtests' NETPERF_NR_PAIRS /
+   * --nr-pairs; default 1). The metrics aggregate them as a harness sums concurrent netperfs:
+   * `trans_per_s` and `transactions` are sums, `round_trip_us` the mean per pair.
+   */
+  pairs?: number;
 }
 
-const ACCEPTED = ["requestBytes", "responseBytes", "seconds", "warmupSeconds", "bind"];
+const ACCEPTED = ["requestBytes", "responseBytes", "seconds", "warmupSeconds", "bind", "pairs"];
 /** netperf's largest request or response in this model (one segment each way: below the MSS of lo). */
 const MAX_RR_BYTES = 65_483;
 
@@ -98,6 +104,7 @@ export function netperfTcpRr(params: NetperfTcpRrParams = {}): BenchmarkWorkload
   const req = requireInt(where, "requestBytes", params.requestBytes ?? 1, 1, MAX_RR_BYTES);
   const rsp = requireInt(where, "responseBytes", params.responseBytes ?? 1, 1, MAX_RR_BYTES);
   const bind = requireBind(where, params.bind);
+  const pairs = requireInt(where, "pairs", params.pairs ?? 1, 1, 10_000);
   const seconds = params.seconds ?? 10;
   const len = runLength(where, { seconds, warmupSeconds: params.warmupSeconds }, seconds);
   const resolved = {
@@ -105,6 +112,7 @@ export function netperfTcpRr(params: NetperfTcpRrParams = {}): BenchmarkWorkload
     responseBytes: rsp,
     seconds,
     warmupSeconds: params.warmupSeconds ?? 0,
+    pairs,
   };
   return {
     name: "netperf-tcp-rr",
@@ -121,122 +129,137 @@ export function netperfTcpRr(params: NetperfTcpRrParams = {}): BenchmarkWorkload
         );
       const lines = (n: number, from: number, cpu: number) =>
         from < 0 || from === cpu ? 0 : n * k.cache.cacheLineNs(from, cpu);
-      // One direction of the connection: the receiving socket's queue (writer CPU of each
-      // segment), whether its reader sleeps, and where each socket's state was last written.
-      const toServer = { queue: [] as number[], waiting: false, reader: null as Task | null };
-      const toClient = { queue: [] as number[], waiting: false, reader: null as Task | null };
-      const sockCpu = { client: -1, server: -1 };
-      let transactions = 0;
-      let sameCpu = 0;
       let migBase = 0;
       const migrations = () => Object.values(k.counters.migrations).reduce((a, b) => a + b, 0);
       const counting = () => k.now >= ctx.warmupNs;
+      /** One netperf/netserver pair and its connection; pair 0 keeps the one-pair names. */
+      const connection = (pair: number) => {
+        // One direction of the connection: the receiving socket's queue (writer CPU of each
+        // segment), whether its reader sleeps, and where each socket's state was last written.
+        const toServer = { queue: [] as number[], waiting: false, reader: null as Task | null };
+        const toClient = { queue: [] as number[], waiting: false, reader: null as Task | null };
+        const sockCpu = { client: -1, server: -1 };
+        const c = { transactions: 0, sameCpu: 0, start: 0 };
 
-      // send(): the own socket's send path and, in the softirq, the peer socket's receive path,
-      // then sock_def_readable's sync wakeup of a sleeping reader (part of this system call).
-      function* sendSegment(
-        api: TaskApi,
-        bytes: number,
-        own: "client" | "server",
-        dir: typeof toServer,
-      ) {
-        const cpu = api.cpu();
-        const peer = own === "client" ? "server" : "client";
-        yield run(
-          costs.syscallNs +
-            TCP_RR_TX_NS +
-            k.cache.copyNs(bytes, cpu, cpu) +
-            lines(NETPERF_SHARED_LINES.socket, sockCpu[own], cpu) +
-            lines(NETPERF_SHARED_LINES.socket, sockCpu[peer], cpu),
-        );
-        const at = api.cpu();
-        sockCpu[own] = at;
-        sockCpu[peer] = at;
-        dir.queue.push(at);
-        if (dir.waiting) {
-          dir.waiting = false;
-          yield wake(dir.reader!.pid, true, false);
-        }
-      }
-      // recv(): sk_wait_data until a segment is queued, then tcp_recvmsg copies it out.
-      function* recvSegment(
-        api: TaskApi,
-        bytes: number,
-        own: "client" | "server",
-        dir: typeof toServer,
-      ) {
-        while (dir.queue.length === 0) {
-          dir.waiting = true;
-          yield wait();
-        }
-        const from = dir.queue.shift()!;
-        const cpu = api.cpu();
-        yield run(
-          costs.syscallNs +
-            TCP_RR_RX_NS +
-            k.cache.copyNs(bytes, from, cpu) +
-            lines(NETPERF_SHARED_LINES.socket, sockCpu[own], cpu) +
-            lines(NETPERF_SHARED_LINES.skb, from, cpu),
-        );
-        sockCpu[own] = api.cpu();
-        return from;
-      }
-
-      function* netperf(api: TaskApi) {
-        for (;;) {
-          yield* sendSegment(api, req, "client", toServer);
-          const from = yield* recvSegment(api, rsp, "client", toClient);
-          if (counting()) {
-            transactions++;
-            if (from === api.cpu()) sameCpu++;
+        // send(): the own socket's send path and, in the softirq, the peer socket's receive path,
+        // then sock_def_readable's sync wakeup of a sleeping reader (part of this system call).
+        function* sendSegment(
+          api: TaskApi,
+          bytes: number,
+          own: "client" | "server",
+          dir: typeof toServer,
+        ) {
+          const cpu = api.cpu();
+          const peer = own === "client" ? "server" : "client";
+          yield run(
+            costs.syscallNs +
+              TCP_RR_TX_NS +
+              k.cache.copyNs(bytes, cpu, cpu) +
+              lines(NETPERF_SHARED_LINES.socket, sockCpu[own], cpu) +
+              lines(NETPERF_SHARED_LINES.socket, sockCpu[peer], cpu),
+          );
+          const at = api.cpu();
+          sockCpu[own] = at;
+          sockCpu[peer] = at;
+          dir.queue.push(at);
+          if (dir.waiting) {
+            dir.waiting = false;
+            yield wake(dir.reader!.pid, true, false);
           }
         }
-      }
-      function* netserver(api: TaskApi) {
-        for (;;) {
-          yield* recvSegment(api, req, "server", toServer);
-          yield* sendSegment(api, rsp, "server", toClient);
+        // recv(): sk_wait_data until a segment is queued, then tcp_recvmsg copies it out.
+        function* recvSegment(
+          api: TaskApi,
+          bytes: number,
+          own: "client" | "server",
+          dir: typeof toServer,
+        ) {
+          while (dir.queue.length === 0) {
+            dir.waiting = true;
+            yield wait();
+          }
+          const from = dir.queue.shift()!;
+          const cpu = api.cpu();
+          yield run(
+            costs.syscallNs +
+              TCP_RR_RX_NS +
+              k.cache.copyNs(bytes, from, cpu) +
+              lines(NETPERF_SHARED_LINES.socket, sockCpu[own], cpu) +
+              lines(NETPERF_SHARED_LINES.skb, from, cpu),
+          );
+          sockCpu[own] = api.cpu();
+          return from;
         }
-      }
 
-      // netserver is up before the test; netperf starts at a random moment within the first
-      // jiffy (the tick phase: the one source of run-to-run variation).
-      const start = Math.floor(ctx.random("netperf-start").next() * ctx.tickNs);
-      ctx.at(0, () => {
-        toServer.reader = ctx.spawn({
-          comm: "netserver",
-          role: "receiver",
-          program: netserver,
-          cpus: bind ? [bind[1]] : undefined,
+        function* netperf(api: TaskApi) {
+          for (;;) {
+            yield* sendSegment(api, req, "client", toServer);
+            const from = yield* recvSegment(api, rsp, "client", toClient);
+            if (counting()) {
+              c.transactions++;
+              if (from === api.cpu()) c.sameCpu++;
+            }
+          }
+        }
+        function* netserver(api: TaskApi) {
+          for (;;) {
+            yield* recvSegment(api, req, "server", toServer);
+            yield* sendSegment(api, rsp, "server", toClient);
+          }
+        }
+
+        // netserver is up before the test; netperf starts at a random moment within the first
+        // jiffy (the tick phase: the one source of run-to-run variation), each pair its own.
+        const stream = pair === 0 ? "netperf-start" : `netperf-start/${pair}`;
+        c.start = Math.floor(ctx.random(stream).next() * ctx.tickNs);
+        ctx.at(0, () => {
+          toServer.reader = ctx.spawn({
+            comm: "netserver",
+            role: "receiver",
+            program: netserver,
+            cpus: bind ? [bind[1]] : undefined,
+          });
         });
-      });
-      ctx.at(start, () => {
-        toClient.reader = ctx.spawn({
-          comm: "netperf",
-          role: "sender",
-          program: netperf,
-          cpus: bind ? [bind[0]] : undefined,
+        ctx.at(c.start, () => {
+          toClient.reader = ctx.spawn({
+            comm: "netperf",
+            role: "sender",
+            program: netperf,
+            cpus: bind ? [bind[0]] : undefined,
+          });
         });
-      });
+        return c;
+      };
+      const conns = Array.from({ length: pairs }, (_, i) => connection(i));
+      /** A pair's elapsed time: from its netperf's start (or the warm-up's end) to the end, s. */
+      const secsOf = (c: { start: number }) =>
+        Math.max(1e-9, (ctx.endNs - Math.max(ctx.warmupNs, c.start)) / 1e9);
       ctx.at(ctx.warmupNs, () => {
         migBase = migrations();
       });
 
       return {
         metrics() {
-          const secs = Math.max(1e-9, (ctx.endNs - Math.max(ctx.warmupNs, start)) / 1e9);
-          const rate = transactions / secs;
+          // each netperf reports its own rate over its own elapsed time; a harness sums the rates
+          const rates = conns.map((c) => c.transactions / secsOf(c));
+          const rate = rates.reduce((a, b) => a + b, 0);
+          const transactions = conns.reduce((a, c) => a + c.transactions, 0);
+          const sameCpu = conns.reduce((a, c) => a + c.sameCpu, 0);
+          const secs = conns.reduce((a, c) => a + secsOf(c), 0) / pairs;
+          const rtts = rates.map((r) => (r > 0 ? 1e6 / r : NaN));
           return {
             trans_per_s: rate,
             transactions,
             elapsed_s: secs,
-            round_trip_us: rate > 0 ? 1e6 / rate : NaN,
+            round_trip_us: rtts.reduce((a, b) => a + b, 0) / pairs,
             migrations_per_s: (migrations() - migBase) / secs,
             same_cpu_fraction: transactions > 0 ? sameCpu / transactions : NaN,
             send_socket_bytes: TCP_WMEM_DEFAULT,
             recv_socket_bytes: rcvbuf,
+            ...(pairs > 1 ? { pairs } : {}),
           };
         },
+        series: () => ({ pair_trans_per_s: conns.map((c) => c.transactions / secsOf(c)) }),
       };
     },
   };

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { TraceBuffer, type TraceRecord } from "../../src/kernel/trace";
-import { RunLimitError, topology, workload } from "../../src/index";
+import { RunLimitError, fork, run, topology, workload } from "../../src/index";
 
 const rec = (t: number): TraceRecord => ({
   type: "sched_waking",
@@ -93,5 +93,64 @@ test("a run past maxHeapMb stops with an error naming the heap size and the limi
   assert.throws(
     () => exp.runSync({ maxHeapMb: -5 }),
     /run: maxHeapMb must be a positive integer \(got -5\)/,
+  );
+});
+
+test("a fork records sched_process_fork then sched_wakeup_new, an exit sched_process_exit, as kernel_clone and do_exit do; ftrace prints the kernel's fields", () => {
+  const run619 = (era: "5.19" | "6.19") =>
+    topology("core2-2x2")
+      .era(era)
+      .workload({
+        name: "forker",
+        params: {},
+        defaultDurationNs: 5e6,
+        defaultWarmupNs: 0,
+        setup(ctx) {
+          ctx.spawn({
+            comm: "parent",
+            cpu: 0,
+            program: function* () {
+              yield run(100_000);
+              yield fork({
+                comm: "child",
+                program: function* () {
+                  yield run(50_000);
+                },
+              });
+              yield run(1_000_000);
+            },
+          });
+          return { metrics: () => ({}) };
+        },
+      })
+      .runSync({ trace: true });
+  const res = run619("6.19");
+  const trace = res.iteration("baseline", 0).trace!;
+  const fork0 = trace.findIndex((r) => r.type === "sched_process_fork");
+  assert.ok(fork0 >= 0, "sched_process_fork recorded");
+  const f = trace[fork0] as Extract<TraceRecord, { type: "sched_process_fork" }>;
+  assert.deepEqual([f.parentComm, f.childComm, f.cpu], ["parent", "child", 0]);
+  const wn = trace.findIndex((r) => r.type === "sched_wakeup_new" && r.pid === f.childPid);
+  assert.ok(wn > fork0, "sched_wakeup_new after the fork record");
+  assert.ok(
+    !trace.some((r) => r.type === "sched_wakeup" && r.pid === f.childPid),
+    "a new task's first activation is not a sched_wakeup",
+  );
+  const exits = trace.filter((r) => r.type === "sched_process_exit");
+  assert.deepEqual(
+    exits.map((r) => r.type === "sched_process_exit" && [r.comm, r.groupDead]),
+    [
+      ["child", true],
+      ["parent", true],
+    ],
+  );
+  const text = res.trace("baseline", 0);
+  assert.match(text, /: sched_process_fork: comm=parent pid=\d+ child_comm=child child_pid=\d+$/m);
+  assert.match(text, /: sched_wakeup_new: comm=child pid=\d+ prio=120 target_cpu=\d{3}$/m);
+  assert.match(text, /: sched_process_exit: comm=child pid=\d+ prio=120 group_dead=true$/m);
+  // before v6.17 the exit record has no group_dead field
+  assert.match(
+    run619("5.19").trace("baseline", 0),
+    /: sched_process_exit: comm=child pid=\d+ prio=120$/m,
   );
 });

@@ -90,7 +90,7 @@ test("sched-fair: the children start in fork order, each fork costing the parent
   const firstWake = new Map<string, number>();
   for (const rec of r.trace!) {
     if (
-      rec.type === "sched_wakeup" &&
+      rec.type === "sched_wakeup_new" &&
       rec.comm.startsWith("sched-fair-") &&
       !firstWake.has(rec.comm)
     )

@@ -15,7 +15,7 @@ test("hackbench: bad options are refused with the field and accepted values name
   assert.throws(
     // @ts-expect-error: perf's option is -g/--group, named groups
     () => workload.hackbench({ group: 4 }),
-    /unknown option "group" \(accepted: groups, loops, thread, pipe, fds, datasize\)/,
+    /unknown option "group" \(accepted: groups, loops, thread, pipe, fds, datasize, cpus\)/,
   );
   // the source's defaults: 10 groups, 100 loops, 20 fds, DATASIZE 100, processes, sockets
   assert.deepEqual(workload.hackbench().params, {

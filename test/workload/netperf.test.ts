@@ -29,7 +29,7 @@ test("netperfUdpStream: bad options are refused with the field and accepted valu
   assert.throws(
     // @ts-expect-error: an unknown option
     () => workload.netperfUdpStream({ length: 60 }),
-    /unknown option "length" \(accepted: messageBytes, socketBufferBytes, seconds, warmupSeconds, bind\)/,
+    /unknown option "length" \(accepted: messageBytes, socketBufferBytes, seconds, warmupSeconds, bind, cpus\)/,
   );
   assert.throws(
     () =>

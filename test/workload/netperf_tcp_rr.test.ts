@@ -18,7 +18,7 @@ test("netperfTcpRr: bad options are refused with the field and accepted values n
   assert.throws(
     // @ts-expect-error: netperf's -r is two fields
     () => workload.netperfTcpRr({ r: "1,1" }),
-    /unknown option "r" \(accepted: requestBytes, responseBytes, seconds, warmupSeconds, bind\)/,
+    /unknown option "r" \(accepted: requestBytes, responseBytes, seconds, warmupSeconds, bind, pairs, cpus\)/,
   );
   // netperf's defaults: -r 1,1 and -l 10
   const p = workload.netperfTcpRr().params;
@@ -85,5 +85,31 @@ test("netperfTcpRr: one CPU pays no wakeup IPI or line transfers; farther CPUs p
   assert.ok(
     same.round_trip_us < floorUs + (4 * c.contextSwitchNs + 4 * c.wakeupNs) / 1000 + 2,
     `${same.round_trip_us} vs ${floorUs}`,
+  );
+});
+
+test("netperfTcpRr: pairs runs N concurrent netperf/netserver pairs and sums their rates as a harness does", () => {
+  const run = (pairs: number) =>
+    topology("x86-104t")
+      .era("6.19")
+      .workload(workload.netperfTcpRr({ seconds: 0.05, pairs }))
+      .runSync()
+      .iteration("baseline", 0);
+  const one = run(1);
+  const four = run(4);
+  assert.equal(one.metrics.pairs, undefined, "one pair reports what netperf alone reports");
+  assert.equal(four.metrics.pairs, 4);
+  assert.equal(four.tasks.filter((t) => t.comm === "netperf").length, 4);
+  const perPair = four.series.pair_trans_per_s;
+  assert.equal(perPair.length, 4);
+  assert.ok(Math.abs(perPair.reduce((a, b) => a + b, 0) - four.metrics.trans_per_s) < 1e-6);
+  // 104 CPUs: four pairs run side by side, each near one pair's rate
+  assert.ok(
+    four.metrics.trans_per_s > 3 * one.metrics.trans_per_s,
+    `${four.metrics.trans_per_s} vs ${one.metrics.trans_per_s}`,
+  );
+  assert.throws(
+    () => workload.netperfTcpRr({ pairs: 0 }),
+    /pairs must be an integer from 1 to 10000/,
   );
 });

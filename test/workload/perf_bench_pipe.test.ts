@@ -12,7 +12,7 @@ test("perfBenchPipe: bad options are refused with the field and accepted values 
   assert.throws(
     // @ts-expect-error: perf's option is loops (-l/--loop)
     () => workload.perfBenchPipe({ loop: 10 }),
-    /unknown option "loop" \(accepted: loops, threaded\)/,
+    /unknown option "loop" \(accepted: loops, threaded, cpus\)/,
   );
   // the source's default, LOOPS_DEFAULT
   assert.equal(workload.perfBenchPipe().params.loops, 1_000_000);

@@ -23,7 +23,7 @@ test("stressCpu: bad options are refused with the field and accepted values name
   assert.throws(
     // @ts-expect-error: stress-ng's option is cpuLoad (--cpu-load)
     () => workload.stressCpu({ cpu: 1, load: 50 }),
-    /unknown option "load" \(accepted: cpu, cpuLoad, cpuLoadSlice, cpuMethod, timeout\)/,
+    /unknown option "load" \(accepted: cpu, cpuLoad, cpuLoadSlice, cpuMethod, timeout, cpus\)/,
   );
 });
 

@@ -6,11 +6,8 @@
 // it under the target's lock (the waker in ttwu_queue, after any wait for that lock; the target
 // itself in sched_ttwu_pending). The model's events start at k.now; the kernel's clock of a
 // context is k.now plus the work charged so far (lockRq's convention).
-import { eraAtLeastFn } from "../features";
 import type { Rq } from "../sched";
 import type { SchedCore } from "./api";
-
-const atLeast514 = eraAtLeastFn("5.14");
 
 /**
  * The top of __schedule, after rq_lock (taken by the caller, held to the switch; idle_balance
@@ -31,7 +28,7 @@ export function scheduleClock(k: SchedCore, rq: Rq): void {
  * wakelist entry arrives during it.
  */
 export function newidleSkipsForWakelist(k: SchedCore, rq: Rq): boolean {
-  return rq.ttwuPending !== 0 && atLeast514(k.era);
+  return rq.ttwuPending !== 0 && k.features.NEWIDLE_TTWU_PENDING;
 }
 
 /**

@@ -11,7 +11,10 @@ import { tryToWakeUp } from "./ttwu";
 import { currBecomesIdle } from "./idle_cpu";
 import { POLICIES } from "../prio";
 import { changeScheduling, customSlices } from "./setscheduler";
-import { ERA_TRAITS } from "../features";
+import { ERA_TRAITS, eraAtLeastFn } from "../features";
+
+/** sched_process_exit's group_dead field (in v6.17's include/trace/events/sched.h, not v6.14's). */
+const exitHasGroupDead = eraAtLeastFn("6.17");
 import {
   OP_AFFINITY,
   OP_CALL,
@@ -308,7 +311,18 @@ function begin(k: SchedCore, rq: Rq, p: Task): void {
   startSegment(k, rq, p);
 }
 
-function taskExit(_k: SchedCore, rq: Rq, p: Task): void {
+function taskExit(k: SchedCore, rq: Rq, p: Task): void {
+  // do_exit: trace_sched_process_exit(tsk[, group_dead]) on the exiting task's CPU
+  if (k.trace)
+    k.trace.push({
+      type: "sched_process_exit",
+      t: k.now,
+      cpu: rq.cpu,
+      comm: p.comm,
+      pid: p.pid,
+      prio: p.prio,
+      ...(exitHasGroupDead(k.era) ? { groupDead: true } : {}),
+    });
   p.state = TASK_DEAD;
   p.iter = null;
   rq.needResched = true;

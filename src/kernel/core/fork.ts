@@ -31,8 +31,29 @@ export function spawnTask(k: SchedCore, spec: SpawnSpec): Task {
     if (!p.cpusAllowed[spec.cpu])
       throw new Error(`spawn ${spec.comm}: cpu ${spec.cpu} is outside its affinity`);
   }
+  if (k.trace) traceProcessFork(k, p);
   wakeUpNewTask(k, p, spec.cpu);
   return p;
+}
+
+/**
+ * trace_sched_process_fork(current, p), which kernel_clone records before wake_up_new_task (so a
+ * trace shows fork, then sched_wakeup_new). A task the workload's setup spawns has no modelled
+ * parent (it comes "from outside", as if forked before the trace began): no record.
+ */
+function traceProcessFork(k: SchedCore, child: Task): void {
+  const cpu = k.thisCpu;
+  const parent = cpu >= 0 ? k.rqs[cpu].curr : null;
+  if (!parent || !k.trace) return;
+  k.trace.push({
+    type: "sched_process_fork",
+    t: k.now,
+    cpu,
+    parentComm: parent.comm,
+    parentPid: parent.pid,
+    childComm: child.comm,
+    childPid: child.pid,
+  });
 }
 
 /**

@@ -346,7 +346,7 @@ export function wakeUpNewTask(k: SchedCore, p: Task, cpu?: number): void {
   k.activateTask(rq, p, ENQUEUE_INITIAL);
   if (k.trace)
     k.trace.push({
-      type: "sched_wakeup",
+      type: "sched_wakeup_new", // trace_sched_wakeup_new (kernel/sched/core.c wake_up_new_task)
       t: k.now,
       cpu: parentCpu < 0 ? target : parentCpu,
       comm: p.comm,

@@ -33,7 +33,6 @@ import { LbScanCosts, NewidleCost } from "./lb_cost";
 import { SchedBalanceRunning } from "./lb_serialize";
 import { NewidleRatio } from "./newidle_ratio";
 
-const atLeast619 = eraAtLeastFn("6.19");
 const atLeast47 = eraAtLeastFn("4.7");
 const atLeast316 = eraAtLeastFn("3.16");
 
@@ -65,7 +64,7 @@ export class FairBalancer {
     this.scanCosts = new LbScanCosts(k);
     this.newidleCost = new NewidleCost(this.hz);
     this.newidleRatio = new NewidleRatio(k.random);
-    this.serializeEarly = k.features.LB_SERIALIZE && !atLeast619(k.era);
+    this.serializeEarly = k.features.LB_SERIALIZE && !k.features.LB_SERIALIZE_AFTER_CHECKS;
     k.tickHooks.push((rq) => this.onTick(rq));
     k.newIdleHooks.push((rq) => this.idleBalance(rq));
     this.blockedAverages = ERA_TRAITS[k.era].pelt && ERA_TRAITS[k.era].family !== "2.6";
@@ -205,6 +204,7 @@ export class FairBalancer {
       era: k.era,
       hz: this.hz,
       maxInterval: this.maxInterval,
+      features: k.features,
     });
   }
 

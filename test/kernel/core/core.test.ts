@@ -157,10 +157,10 @@ test("a patch replaces a hook and can call the default", () => {
     .patch(pinToZero)
     .runSync({ duration: 0.2, trace: true });
   assert.ok(calls >= 4);
-  const placed = (res.data.iterations[0].trace ?? []).filter((r) => r.type === "sched_wakeup");
+  const placed = (res.data.iterations[0].trace ?? []).filter((r) => r.type === "sched_wakeup_new");
   assert.equal(placed.length, 4);
   assert.ok(
-    placed.every((r) => r.type === "sched_wakeup" && r.targetCpu === 0),
+    placed.every((r) => r.type === "sched_wakeup_new" && r.targetCpu === 0),
     "every forked hog was placed on cpu0",
   );
   // ... and the load balancer then spread them (the hook only decides placement)

@@ -411,7 +411,7 @@ test("without TTWU_QUEUE every wakeup locks the target's rq, across LLCs too", (
   }
 });
 
-test("wake_up_new_task: the new task's sched_wakeup is on the parent's CPU (the target at setup); a fork without a CPU is placed by select_task_rq", () => {
+test("wake_up_new_task: the new task's sched_wakeup_new is on the parent's CPU (the target at setup); a fork without a CPU is placed by select_task_rq", () => {
   const m = machine();
   const k = buildKernel({
     machine: m,
@@ -435,7 +435,7 @@ test("wake_up_new_task: the new task's sched_wakeup is on the parent's CPU (the 
   });
   k.runUntil(1_000_000);
   type Wake = { type: string; cpu: number; pid: number; targetCpu: number };
-  const wakeups = (k.trace!.records() as Wake[]).filter((r) => r.type === "sched_wakeup");
+  const wakeups = (k.trace!.records() as Wake[]).filter((r) => r.type === "sched_wakeup_new");
   const first = (pid: number) => wakeups.find((r) => r.pid === pid);
   assert.deepEqual(
     first(boot0.pid) && [first(boot0.pid)!.cpu, first(boot0.pid)!.targetCpu],

@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Era } from "../../../src/kernel/features";
-import { findIdlestGroup5x } from "../../../src/kernel/fair/wake/find_idlest";
+import { findIdlestGroup5x, findIdlestGroupCtx } from "../../../src/kernel/fair/wake/find_idlest";
 import { SD_BALANCE_FORK } from "../../../src/kernel/topology/sched_domain";
 import { Task } from "../../../src/kernel/sched";
 import { machineBuilder } from "../../../src/machine/builder";
@@ -38,7 +38,7 @@ test("find_idlest_group: two idle groups tie on idle CPUs; 5.9+ takes the one wi
     assert.ok(k.rqs[1].cfs.avg.utilAvg > k.rqs[2].cfs.avg.utilAvg + 100, "CPU 1 keeps util");
     const sd = k.domains.domains[0].find((d) => d.level === "MC")!;
     const child = new Task(999, "child", "child", function* () {}, 3);
-    const g = findIdlestGroup5x({ k, p: child, sd, thisCpu: 0, sdFlag: SD_BALANCE_FORK });
+    const g = findIdlestGroup5x(findIdlestGroupCtx(k, child, sd, 0, SD_BALANCE_FORK));
     return g?.cpus[0];
   };
   assert.equal(pick("5.6"), 1, "5.6: the first group with the most idle CPUs");

@@ -2,7 +2,7 @@
 // (cpu_util, check_cpu_capacity, should_we_balance), balance intervals
 // (get_sd_balance_interval, max_load_balance_interval) and the nr_balance_failed /
 // balance_interval accounting at the end of load_balance().
-import { ERA_TRAITS, type Era, eraAtLeastFn, type Features, type Tunables } from "../../features";
+import { ERA_TRAITS, type Era, FEATURES, type Features, type Tunables } from "../../features";
 import type { SchedDomain } from "../../topology/sched_domain";
 import { SD_POWERSAVINGS_BALANCE } from "../../topology/sched_domain";
 import {
@@ -19,9 +19,6 @@ import {
   MAX_PINNED_INTERVAL,
   SCHED_NR_MIGRATE_BREAK,
 } from "./types";
-
-const atLeast510 = eraAtLeastFn("5.10");
-const atLeast513 = eraAtLeastFn("5.13");
 
 /** Parameters of createLbEnv; the rest of struct lb_env starts zeroed as in load_balance(). */
 export interface LbEnvInit {
@@ -191,10 +188,13 @@ export function maxLoadBalanceInterval(era: Era, hz: number, nrCpus: number): nu
  */
 export function getSdBalanceInterval(ctx: GetSdBalanceIntervalCtx): number {
   const { sd, cpuBusy, era, hz, maxInterval } = ctx;
+  const lessJiffy = ctx.features
+    ? ctx.features.LB_INTERVAL_LESS_JIFFY
+    : FEATURES.LB_INTERVAL_LESS_JIFFY.default.includes(era);
   let interval = sd.balanceInterval;
   if (cpuBusy) interval *= sd.busyFactor;
   interval = msecsToJiffies(interval, hz);
-  if (cpuBusy && atLeast510(era)) interval -= 1;
+  if (cpuBusy && lessJiffy) interval -= 1;
   return Math.min(Math.max(interval, 1), maxInterval);
 }
 
@@ -239,7 +239,9 @@ export function lbAccountPass(
   outcome: LbPassOutcome,
   idle: CpuIdleType,
   era: Era,
+  features?: Pick<Features, "LB_ACTIVE_LB">,
 ): void {
+  const activeLb = features ? features.LB_ACTIVE_LB : FEATURES.LB_ACTIVE_LB.default.includes(era);
   const fam = ERA_TRAITS[era].family;
   const newidle = idle === "CPU_NEWLY_IDLE";
   const growInterval = (allPinned: boolean): void => {
@@ -259,7 +261,7 @@ export function lbAccountPass(
     case "failed":
       // Before v5.13 a kick forced the next passes to take cache-hot tasks; from v5.13 only the
       // stopper does (LBF_ACTIVE_LB in can_migrate_task).
-      if (outcome.needActive && !atLeast513(era)) sd.nrBalanceFailed = sd.cacheNiceTries + 1;
+      if (outcome.needActive && !activeLb) sd.nrBalanceFailed = sd.cacheNiceTries + 1;
       if (!outcome.activeKicked || (fam === "5.x" && outcome.voluntary)) {
         sd.balanceInterval = sd.minInterval;
       } else if (sd.balanceInterval < sd.maxInterval) {

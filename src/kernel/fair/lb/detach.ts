@@ -164,7 +164,7 @@ function takeByMigrationType(env: LbEnv, src: LbRq, p: LbTask): boolean {
   switch (env.migrationType) {
     case "migrate_load": {
       const load = p.loadAvg;
-      if (atLeast510(env.era)) {
+      if (env.features.LB_DETACH_FAILED_SHIFT) {
         // shr_bound(load, nr_balance_failed)
         if (Math.floor(load / 2 ** Math.min(sd.nrBalanceFailed, 63)) > env.imbalance) return false;
       } else if (Math.floor(load / 2) > env.imbalance && sd.nrBalanceFailed <= sd.cacheNiceTries) {

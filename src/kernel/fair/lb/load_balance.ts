@@ -2,7 +2,7 @@
 // The functions decide; the core moves tasks (LoadBalanceResult.migrations) and queues the
 // stopper (activeBalance). Domain balance state (nr_balance_failed, balance_interval,
 // sgc->imbalance) is updated here, as load_balance() does in the kernel.
-import { ERA_TRAITS, eraAtLeastFn } from "../../features";
+import { ERA_TRAITS } from "../../features";
 import { defineHook } from "../../hooks";
 import { SD_SERIALIZE, type SchedDomain } from "../../topology/sched_domain";
 import {
@@ -55,8 +55,6 @@ import {
   numaImbalance,
   voluntaryActiveBalance56,
 } from "./v5x";
-
-const atLeast513 = eraAtLeastFn("5.13");
 
 declare module "../../hooks" {
   // eslint-disable-next-line @typescript-eslint/no-empty-interface
@@ -167,7 +165,7 @@ export function loadBalance(env: LbEnv): LoadBalanceResult {
     cont: boolean,
     active: LoadBalanceResult["activeBalance"],
   ): LoadBalanceResult => {
-    lbAccountPass(sd, outcome, env.idle, env.era);
+    lbAccountPass(sd, outcome, env.idle, env.era, env.features);
     return {
       decision,
       outcome,
@@ -305,7 +303,7 @@ export function activeLoadBalanceCpuStop(env: LbEnv, busiest: LbRq): LbMigration
   if (busiest.nrRunning <= 1) return null;
   env.idle = "CPU_IDLE";
   // No dst_grpmask: DST_PINNED keeps can_migrate_task from retargeting (v5.13+: LBF_ACTIVE_LB).
-  env.flags = atLeast513(env.era) ? LBF_DST_PINNED | LBF_ACTIVE_LB : LBF_DST_PINNED;
+  env.flags = env.features.LB_ACTIVE_LB ? LBF_DST_PINNED | LBF_ACTIVE_LB : LBF_DST_PINNED;
   env.srcCpu = busiest.cpu;
   let p: LbTask | null = null;
   if (ERA_TRAITS[env.era].family === "2.6") {

@@ -20,11 +20,8 @@
 // misfit active balance live with the rest of the 5.x code (v5x.ts, detach.ts).
 import type { SchedGroup } from "../../topology/sched_domain";
 import { SD_ASYM_CPUCAPACITY } from "../../topology/sched_domain";
-import { eraAtLeastFn } from "../../features";
 import { fitsCapacity } from "../wake/capacity";
 import type { LbEnv } from "./types";
-
-const atLeast514 = eraAtLeastFn("5.14");
 
 /** capacity_greater(cap1, cap2) (5.14+): cap1 is noticeably (~5%) greater than cap2. */
 export function capacityGreater(cap1: number, cap2: number): boolean {
@@ -54,7 +51,8 @@ export function asymDomain(env: LbEnv): boolean {
  */
 export function misfitCannotHelp(env: LbEnv, sg: SchedGroup, local: SchedGroup | null): boolean {
   const sgMax = groupCapacityRange(env, sg).max;
-  if (atLeast514(env.era)) return !capacityGreater(env.rq(env.dstCpu).cpuCapacity, sgMax);
+  if (env.features.LB_CAPACITY_GREATER)
+    return !capacityGreater(env.rq(env.dstCpu).cpuCapacity, sgMax);
   // group_smaller_max_cpu_capacity(sg, local)
   if (!local) return true;
   return !fitsCapacity(sgMax, groupCapacityRange(env, local).max);
@@ -67,7 +65,8 @@ export function misfitCannotHelp(env: LbEnv, sg: SchedGroup, local: SchedGroup |
 export function biggerGroupNotBusy(env: LbEnv, sg: SchedGroup, local: SchedGroup | null): boolean {
   if (!asymDomain(env)) return false;
   const sgMin = groupCapacityRange(env, sg).min;
-  if (atLeast514(env.era)) return capacityGreater(sgMin, env.rq(env.dstCpu).cpuCapacity);
+  if (env.features.LB_CAPACITY_GREATER)
+    return capacityGreater(sgMin, env.rq(env.dstCpu).cpuCapacity);
   // group_smaller_min_cpu_capacity(local, sg)
   if (!local) return false;
   return fitsCapacity(groupCapacityRange(env, local).min, sgMin);
@@ -80,5 +79,5 @@ export function biggerGroupNotBusy(env: LbEnv, sg: SchedGroup, local: SchedGroup
 export function skipBiggerSingleTaskRq(env: LbEnv, capacity: number, nrRunning: number): boolean {
   if (!asymDomain(env) || nrRunning !== 1) return false;
   const dst = env.rq(env.dstCpu).cpuCapacity;
-  return atLeast514(env.era) ? !capacityGreater(dst, capacity) : dst < capacity;
+  return env.features.LB_CAPACITY_GREATER ? !capacityGreater(dst, capacity) : dst < capacity;
 }

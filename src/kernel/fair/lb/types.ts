@@ -403,6 +403,8 @@ export interface GetSdBalanceIntervalCtx {
   hz: number;
   /** max_load_balance_interval in jiffies. */
   maxInterval: number;
+  /** The kernel's features (LB_INTERVAL_LESS_JIFFY: the v5.10 jiffy off a busy interval); default: the era's. */
+  features?: Pick<Features, "LB_INTERVAL_LESS_JIFFY">;
 }
 
 /** The balancer's hooks and their signatures (merged into HookTypes). */

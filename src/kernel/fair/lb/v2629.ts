@@ -302,7 +302,7 @@ export function loadBalance2629(env: LbEnv): LoadBalanceResult {
         sd.nrBalanceFailed = 0;
         return result(decision, { kind: "balanced", allPinned }, 0);
       }
-      lbAccountPass(sd, { kind: "balanced", allPinned }, env.idle, env.era);
+      lbAccountPass(sd, { kind: "balanced", allPinned }, env.idle, env.era, env.features);
       return result(
         decision,
         { kind: "balanced", allPinned },
@@ -326,7 +326,7 @@ export function loadBalance2629(env: LbEnv): LoadBalanceResult {
         }
         if (!newidle) {
           const d: LbDecision = { balanced: true, reason: "all_pinned" };
-          lbAccountPass(sd, { kind: "balanced", allPinned: true }, env.idle, env.era);
+          lbAccountPass(sd, { kind: "balanced", allPinned: true }, env.idle, env.era, env.features);
           return result(
             d,
             { kind: "balanced", allPinned: true },
@@ -348,7 +348,7 @@ export function loadBalance2629(env: LbEnv): LoadBalanceResult {
       );
     }
     if (moved) {
-      lbAccountPass(sd, { kind: "moved" }, env.idle, env.era);
+      lbAccountPass(sd, { kind: "moved" }, env.idle, env.era, env.features);
       return result(decision, { kind: "moved" }, moved);
     }
     lbNoteFailure(sd, env.idle, env.era);
@@ -358,7 +358,7 @@ export function loadBalance2629(env: LbEnv): LoadBalanceResult {
       // don't kick the migration thread if busiest's current task cannot run here
       if (busiest.curr && !taskAllowedOn(busiest.curr, thisCpu)) {
         const outcome: LbPassOutcome = { kind: "one_pinned" };
-        lbAccountPass(sd, outcome, env.idle, env.era);
+        lbAccountPass(sd, outcome, env.idle, env.era, env.features);
         return result(decision, outcome, smtBusyReturn(env, sdIdle) ? -1 : 0);
       }
       if (!busiest.activeBalance) active = { busiestCpu: busiest.cpu, pushCpu: thisCpu };
@@ -369,7 +369,7 @@ export function loadBalance2629(env: LbEnv): LoadBalanceResult {
       activeKicked: active !== null,
       voluntary: false,
     };
-    lbAccountPass(sd, outcome, env.idle, env.era);
+    lbAccountPass(sd, outcome, env.idle, env.era, env.features);
     return result(decision, outcome, smtBusyReturn(env, sdIdle) ? -1 : 0, true, active);
   }
 }

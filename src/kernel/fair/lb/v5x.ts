@@ -38,9 +38,6 @@ import { SD_SHARE_PKG_RESOURCES } from "../../topology/sched_domain";
 import { asymDomain, biggerGroupNotBusy, misfitCannotHelp, skipBiggerSingleTaskRq } from "./misfit";
 
 const atLeast57 = eraAtLeastFn("5.7");
-const atLeast518 = eraAtLeastFn("5.18");
-const atLeast63 = eraAtLeastFn("6.3");
-const atLeast512 = eraAtLeastFn("5.12");
 
 const UINT_MAX = 4294967295;
 const ULONG_MAX = 2 ** 64 - 1;
@@ -79,7 +76,8 @@ export function cpuLoad56(rq: LbRq): number {
 export function groupHasCapacity56(env: LbEnv, sgs: SgLbStats56): boolean {
   const pct = env.sd.imbalancePct;
   if (sgs.sumNrRunning < sgs.groupWeight) return true;
-  if (atLeast57(env.era) && sgs.groupCapacity * pct < sgs.groupRunnable * 100) return false;
+  if (env.features.LB_GROUP_RUNNABLE && sgs.groupCapacity * pct < sgs.groupRunnable * 100)
+    return false;
   return sgs.groupCapacity * 100 > sgs.groupUtil * pct;
 }
 
@@ -88,7 +86,7 @@ export function groupIsOverloaded56(env: LbEnv, sgs: SgLbStats56): boolean {
   const pct = env.sd.imbalancePct;
   if (sgs.sumNrRunning <= sgs.groupWeight) return false;
   if (sgs.groupCapacity * 100 < sgs.groupUtil * pct) return true;
-  return atLeast57(env.era) && sgs.groupCapacity * pct < sgs.groupRunnable * 100;
+  return env.features.LB_GROUP_RUNNABLE && sgs.groupCapacity * pct < sgs.groupRunnable * 100;
 }
 
 /**
@@ -263,7 +261,7 @@ export function updateSdLbStats56(env: LbEnv): SdLbStats56 {
  */
 export function numaImbalance(ctx: NumaImbalanceCtx): number {
   if (!(ctx.sd.flags & SD_NUMA)) return ctx.imbalance;
-  if (atLeast518(ctx.env.era))
+  if (ctx.env.features.LB_IMB_NUMA_NR)
     return adjustNumaImbalance(ctx.imbalance, ctx.dstRunning, ctx.imbNumaNr);
   if (atLeast57(ctx.env.era)) return numaImbalanceSmallPair56(ctx);
   return ctx.imbalance;
@@ -315,7 +313,7 @@ export function calculateImbalance56(env: LbEnv, sds: SdLbStats56): ImbalanceRes
         return { migrationType: "migrate_task", imbalance: 1 };
       return { migrationType: "migrate_util", imbalance };
     }
-    const late = atLeast518(env.era); // the >> 1 moved after the NUMA adjustment
+    const late = env.features.LB_IMB_NUMA_NR; // the >> 1 moved after the NUMA adjustment (5.18)
     let imbalance: number;
     if (busiest.groupWeight === 1 || sds.preferSibling) {
       // spread running tasks evenly over the groups (6.6+: per core, sibling_imbalance)
@@ -349,11 +347,11 @@ export function calculateImbalance56(env: LbEnv, sds: SdLbStats56): ImbalanceRes
   if (groupTypeRank(local.groupType) < groupTypeRank("group_overloaded")) {
     local.avgLoad = Math.floor((local.groupLoad * SCHED_LOAD_SCALE) / local.groupCapacity);
     // 5.7+ (111688ca1c4a): local more loaded than busiest pulls nothing; 5.6 wraps below
-    if (atLeast57(env.era) && local.avgLoad >= busiest.avgLoad)
+    if (env.features.LB_FULLY_BUSY_NO_PULL && local.avgLoad >= busiest.avgLoad)
       return { migrationType: "migrate_load", imbalance: 0 };
     sds.avgLoad = Math.floor((sds.totalLoad * SCHED_LOAD_SCALE) / sds.totalCapacity);
     // 6.3+ (91dcf1e8068e): nor does a local group above the domain average
-    if (atLeast63(env.era) && local.avgLoad >= sds.avgLoad)
+    if (env.features.LB_LOCAL_ABOVE_SD_AVG && local.avgLoad >= sds.avgLoad)
       return { migrationType: "migrate_load", imbalance: 0 };
   }
   const imbalance = Math.floor(
@@ -534,6 +532,7 @@ export function needActiveBalance56(ctx: NeedActiveBalanceCtx): boolean {
   const sd = env.sd;
   if (voluntaryActiveBalance56(env)) return true;
   const failedEnough = sd.nrBalanceFailed > sd.cacheNiceTries + 2;
-  if (atLeast512(env.era)) return env.migrationType === "migrate_task" && failedEnough;
+  if (env.features.LB_ACTIVE_MIGRATE_TASK)
+    return env.migrationType === "migrate_task" && failedEnough;
   return failedEnough;
 }

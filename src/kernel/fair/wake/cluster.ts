@@ -67,6 +67,8 @@ export function scanCluster(
   for (let j = 0; j < n; j++) {
     const cpu = group[(start + j) % n];
     if (!allowed[cpu] || st.seen[cpu] === gen) continue;
+    // sis_scanned (counters.ts): a CPU, or a whole core when looking for idle cores
+    k.counters.selectIdleCpu.scanned += hasIdleCore ? st.smtMask[cpu].length : 1;
     time += st.lineNs[level[cpu]];
     if (hasIdleCore) {
       st.idleCpuSeen = idleCpu;

@@ -3,7 +3,7 @@
 // avg_scan_cost, has_idle_cores, nr_idle_scan), idle_cpu() per era, cpus_share_cache, the SMT
 // masks, and the placement counters. The era paths are v2629.ts, v48.ts and v5x.ts;
 // the slow path (find_idlest_group / find_idlest_cpu) is find_idlest.ts.
-import { ERA_TRAITS, eraAtLeast } from "../../features";
+import { ERA_TRAITS } from "../../features";
 import { WF_EXEC, WF_FORK } from "../../sched";
 import type { SchedCore } from "../../core/api";
 import type { Rq } from "../../sched";
@@ -67,6 +67,41 @@ export interface FindIdlestGroupCtx {
   thisCpu: number;
   /** SD_BALANCE_FORK, SD_BALANCE_EXEC or SD_BALANCE_WAKE. */
   sdFlag: number;
+  /**
+   * The statistics find_idlest_group gathers for each group of sd that p may run on (5.5+:
+   * update_sg_wakeup_stats' struct sg_lb_stats, p's own contribution taken out), in sd's group
+   * order; computed at the first call, then cached. The 2.6.29 and 4.x functions read only load,
+   * but the figures are given in every era.
+   */
+  groupStats(): readonly FindIdlestGroupStats[];
+}
+
+/** One group as find_idlest_group sees it (struct sg_lb_stats from update_sg_wakeup_stats). */
+export interface FindIdlestGroupStats {
+  group: SchedGroup;
+  /** The group holding thisCpu. */
+  local: boolean;
+  /** idle_cpus: CPUs with nothing running or queued (p not counted where it last ran). */
+  idleCpus: number;
+  /** sum_nr_running (all classes) and sum_h_nr_running (fair tasks), p left out. */
+  sumNrRunning: number;
+  sumHNrRunning: number;
+  /** group_load, group_util (util_est included, capped per CPU), group_runnable: PELT, p left out. */
+  groupLoad: number;
+  groupUtil: number;
+  groupRunnable: number;
+  /** group_capacity (SCHED_CAPACITY_SCALE units) and group_weight (CPUs). */
+  groupCapacity: number;
+  groupWeight: number;
+  /** group_classify's verdict, as the 5.x wakeup path computes it. */
+  groupType:
+    | "group_has_spare"
+    | "group_fully_busy"
+    | "group_misfit_task"
+    | "group_imbalanced"
+    | "group_overloaded";
+  /** avg_load = group_load * SCHED_CAPACITY_SCALE / group_capacity where the era computes it, else 0. */
+  avgLoad: number;
 }
 
 declare module "../../hooks" {
@@ -270,9 +305,10 @@ export class WakeState {
     this.selectIdleSibling = k.hooks.get("fair.select_idle_sibling");
     this.findIdlestGroup = k.hooks.get("fair.find_idlest_group");
     this.n = k.rqs.length;
-    this.late519 = eraAtLeast(k.era, "5.19");
-    this.asymWakeup57 = eraAtLeast(k.era, "5.7");
-    this.recentMaskFixed = eraAtLeast(k.era, "6.5");
+    // the folded-in changes' switches (features_folded.ts), on from their releases
+    this.late519 = k.features.SIS_SINGLE_SCAN;
+    this.asymWakeup57 = k.features.SIS_ASYM_CAPACITY;
+    this.recentMaskFixed = k.features.SIS_RECENT_ALLOWED;
     this.domains = k.domains;
     this.hasIdleCores = new Uint8Array(this.n);
     this.nrIdleScan = new Int32Array(this.n);

@@ -8,7 +8,7 @@
 //          idle CPU in the shallowest idle state, most recently idled.
 //   5.5+ fair.c (Vincent Guittot's rework): update_sg_wakeup_stats, group_type classification,
 //          update_pick_idlest, the NUMA rules, find_idlest_group_cpu.
-import { ERA_TRAITS, eraAtLeastFn } from "../../features";
+import { ERA_TRAITS } from "../../features";
 import { SCHED_CAPACITY_SCALE } from "../../sched";
 import type { SchedCore } from "../../core/api";
 import type { Task } from "../../sched";
@@ -31,11 +31,8 @@ import {
   schedIdleCpu,
   wakeState,
   type FindIdlestGroupCtx,
+  type FindIdlestGroupStats,
 } from "./common";
-
-const atLeast57 = eraAtLeastFn("5.7");
-const atLeast519 = eraAtLeastFn("5.19");
-const atLeast59 = eraAtLeastFn("5.9");
 
 /** 2.6.29 has no LB_BIAS switch: source/target_load always bias with cpu_load[]. */
 const ALWAYS_BIAS = { LB_BIAS: true };
@@ -202,7 +199,7 @@ export function idlestLoop(
       sd = sd.child;
       continue;
     }
-    const group = findGroup({ k, p, sd, thisCpu: cpu, sdFlag });
+    const group = findGroup(findIdlestGroupCtx(k, p, sd, cpu, sdFlag));
     if (!group) {
       sd = sd.child;
       continue;
@@ -265,8 +262,9 @@ function contributes(p: Task, cpu: number): boolean {
 
 /** update_sg_wakeup_stats: the group's load/util/runnable/counts without p's own contribution. */
 function updateSgWakeupStats(k: SchedCore, sd: SchedDomain, group: SchedGroup, p: Task): WakeupSgs {
-  // 070f5e860ee2 (runnable in group_classify) and Tao Zhou's avg_load condition fix: both v5.7
-  const since57 = atLeast57(k.era);
+  // 070f5e860ee2 (runnable in group_classify) and Tao Zhou's avg_load condition fix: both v5.7,
+  // each with its switch (features_folded.ts)
+  const f = k.features;
   const s: WakeupSgs = {
     avgLoad: 0,
     groupLoad: 0,
@@ -314,10 +312,10 @@ function updateSgWakeupStats(k: SchedCore, sd: SchedDomain, group: SchedGroup, p
     const idleCurr = rq.curr === null ? currIsIdleTask(k, i) : rq.curr === p;
     if (!nr && idleCurr && rq.ttwuPending === 0) s.idleCpus++;
   }
-  s.groupType = groupClassifyWakeup(sd.imbalancePct, group, s, since57);
+  s.groupType = groupClassifyWakeup(sd.imbalancePct, group, s, f.LB_GROUP_RUNNABLE);
   // 5.5/5.6 compute avg_load for `group_type < group_fully_busy` (has_spare only; fixed in v5.7,
   // "sched/fair: Fix condition of avg_load calculation", to fully_busy and overloaded).
-  const wantAvg = since57
+  const wantAvg = f.FIG_AVG_LOAD_BUSY
     ? s.groupType === FULLY_BUSY || s.groupType === OVERLOADED
     : s.groupType < FULLY_BUSY;
   if (wantAvg) s.avgLoad = Math.floor((s.groupLoad * SCHED_CAPACITY_SCALE) / s.groupCapacity);
@@ -370,11 +368,56 @@ function updatePickIdlest(idlest: WakeupSgs, s: WakeupSgs, utilTie: boolean): bo
   return true;
 }
 
+const GROUP_TYPE_NAMES: Record<number, FindIdlestGroupStats["groupType"]> = {
+  [HAS_SPARE]: "group_has_spare",
+  [FULLY_BUSY]: "group_fully_busy",
+  [MISFIT_TASK]: "group_misfit_task",
+  [IMBALANCED]: "group_imbalanced",
+  [OVERLOADED]: "group_overloaded",
+};
+
+/**
+ * The hook context of find_idlest_group, its groupStats() computed on first call (as
+ * update_sg_wakeup_stats does for each group p may run on) and cached.
+ */
+export function findIdlestGroupCtx(
+  k: SchedCore,
+  p: Task,
+  sd: SchedDomain,
+  thisCpu: number,
+  sdFlag: number,
+): FindIdlestGroupCtx {
+  let stats: FindIdlestGroupStats[] | null = null;
+  const groupStats = (): FindIdlestGroupStats[] => {
+    stats ??= sd.groups
+      .filter((g) => intersectsAllowed(g.cpus, p))
+      .map((group) => {
+        const s = updateSgWakeupStats(k, sd, group, p);
+        return {
+          group,
+          local: group.cpus.includes(thisCpu),
+          idleCpus: s.idleCpus,
+          sumNrRunning: s.sumNrRunning,
+          sumHNrRunning: s.sumHNrRunning,
+          groupLoad: s.groupLoad,
+          groupUtil: s.groupUtil,
+          groupRunnable: s.groupRunnable,
+          groupCapacity: s.groupCapacity,
+          groupWeight: s.groupWeight,
+          groupType: GROUP_TYPE_NAMES[s.groupType],
+          avgLoad: s.avgLoad,
+        };
+      });
+    return stats;
+  };
+  return { k, p, sd, thisCpu, sdFlag, groupStats };
+}
+
 /** find_idlest_group (5.5+): the idlest group by type, then the local-vs-idlest decision. */
 export function findIdlestGroup5x(ctx: FindIdlestGroupCtx): SchedGroup | null {
   const { k, p, sd, thisCpu } = ctx;
-  const late = atLeast519(k.era); // the NUMA imbalance allowance of v5.18
-  const utilTie = atLeast59(k.era);
+  const late = k.features.FIG_IMB_NUMA_NR; // the NUMA imbalance allowance of v5.18
+  const utilTie = k.features.FIG_UTIL_TIE; // v5.9
   let idlest: SchedGroup | null = null;
   let local: SchedGroup | null = null;
   let localSgs: WakeupSgs | null = null;
@@ -503,7 +546,7 @@ export function findIdlestCpu5x(
       cur = cur.child;
       continue;
     }
-    const group = findGroup({ k, p, sd: cur, thisCpu: cpu, sdFlag });
+    const group = findGroup(findIdlestGroupCtx(k, p, cur, cpu, sdFlag));
     if (!group) {
       cur = cur.child;
       continue;

@@ -32,7 +32,6 @@
 // - Asymmetric capacities: 5.6 wake_cap, 5.7+ asym_fits_cpu and select_idle_capacity (capacity.ts).
 // - Not modelled: EAS, per-CPU kthread stacking, core scheduling cookies,
 //   delayed dequeue, PF_EXITING.
-import { eraAtLeastFn } from "../../features";
 import { SCHED_CAPACITY_SCALE } from "../../sched";
 import { WF_FORK, WF_SYNC, schedIdlePolicyUsed } from "../../sched";
 import type { Task } from "../../sched";
@@ -66,12 +65,10 @@ import { clusterGroupCpus, cpusShareResources, scanCluster } from "./cluster";
 import { asymFitsCpu, selectIdleCapacity, syncTaskUtil, wakeCap } from "./capacity";
 import { currIsIdleTask } from "../../core/idle_cpu";
 
-const atLeast519 = eraAtLeastFn("5.19");
-
 const INT_MAX = 0x7fffffff;
 
 /** The select_idle_sibling/select_idle_cpu of v5.19 (the changes since 5.6 taken together). */
-const isLate = (k: SchedCore): boolean => atLeast519(k.era);
+const isLate = (k: SchedCore): boolean => k.features.SIS_SINGLE_SCAN;
 
 /** wake_affine_idle: -1 stands for nr_cpumask_bits (no opinion). */
 export function wakeAffineIdle(
@@ -223,6 +220,8 @@ function selectIdleCpu(
 ): number {
   const late = st.late519;
   if (!k.domains.sdLlc[thisCpu]) return -1;
+  const sis = k.counters.selectIdleCpu; // sis_* schedstats (counters.ts)
+  sis.calls++;
   let nr = INT_MAX;
   const prop = k.features.SIS_PROP && !hasIdleCore;
   if (prop) {
@@ -234,8 +233,14 @@ function selectIdleCpu(
   if (late && k.features.SIS_UTIL) {
     // Incremented because !--nr is the condition to stop the scan.
     nr = nrIdleScan(k, st, sd, k.domains.sdLlcId[target]) + 1;
+    sis.nrIdleScanSum += nr - 1;
+    sis.nrIdleScanCalls++;
     // An overloaded LLC is unlikely to have an idle cpu/core.
-    if (nr === 1) return -1;
+    if (nr === 1) {
+      sis.nrIdleScanZero++;
+      sis.failed++;
+      return -1;
+    }
   }
   const span = st.llcSpan[target]; // sd.span (sd is target's sd_llc)
   const n = span.length;
@@ -248,7 +253,10 @@ function selectIdleCpu(
   const gen = cluster || hasIdleCore ? st.nextGen() : -1;
   if (cluster) {
     const c = scanCluster(k, st, p, cluster, target, thisCpu, hasIdleCore, nr, gen);
-    if (c.result !== null) return c.result;
+    if (c.result !== null) {
+      if (c.result < 0) sis.failed++;
+      return c.result;
+    }
     nr = c.nr;
     idleCpuFound = c.idleCpu;
     time = c.time;
@@ -266,7 +274,11 @@ function selectIdleCpu(
       if (idx === n) idx = 0;
       const cpu = span[idx];
       if (!allowed[cpu] || (cluster && st.seen[cpu] === gen)) continue;
-      if (--nr <= 0) return -1; // !--nr (5.x), --nr <= 0 (6.x): nr only steps down by one
+      sis.scanned++;
+      if (--nr <= 0) {
+        sis.failed++;
+        return -1; // !--nr (5.x), --nr <= 0 (6.x): nr only steps down by one
+      }
       time += lineNs[level[cpu]];
       // available_idle_cpu || sched_idle_cpu (false everywhere while no task has SCHED_IDLE)
       if ((idleB[cpu] === 1 && currIsIdleTask(k, cpu)) || (schedIdle && schedIdleCpu(rqs[cpu]))) {
@@ -280,6 +292,7 @@ function selectIdleCpu(
       if (idx === n) idx = 0;
       const cpu = span[idx];
       if (!allowed[cpu] || st.seen[cpu] === gen) continue;
+      sis.scanned += st.smtMask[cpu].length; // the core's CPUs
       // select_idle_core(p, cpu, cpus, &idle_cpu): the whole core idle, or remember an idle CPU
       if (selectIdleCore(k, st, allowed, cpu, gen, schedIdle) >= 0)
         return st.noteSis("idle_core", cpu);
@@ -294,7 +307,11 @@ function selectIdleCpu(
     const rq = k.rqs[thisCpu];
     rq.wakeAvgIdle -= Math.min(rq.wakeAvgIdle, time);
   }
-  return idleCpuFound === -1 ? -1 : st.noteSis("idle_sibling", idleCpuFound);
+  if (idleCpuFound === -1) {
+    sis.failed++;
+    return -1;
+  }
+  return st.noteSis("idle_sibling", idleCpuFound);
 }
 
 /** select_idle_smt: 5.6 any idle sibling of target; 5.19+ an idle sibling of prev other than prev. */
