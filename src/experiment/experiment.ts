@@ -2,7 +2,7 @@
 import type { Machine } from "../machine/types";
 import { importMachine, type ImportOptions } from "../machine/import";
 import { readSysfsDir } from "../machine/sysfs";
-import { withCosts } from "../machine/builder";
+import { withCosts } from "../machine/with_costs";
 import type { CostOverrides } from "../machine/builder";
 import {
   applyEdits,

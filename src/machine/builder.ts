@@ -528,7 +528,7 @@ function checkDistance(m: unknown, nodes: number): asserts m is number[][] {
   }
 }
 
-function buildCosts(o: CostOverrides, base: CostModel = DEFAULT_COSTS): CostModel {
+export function buildCosts(o: CostOverrides, base: CostModel = DEFAULT_COSTS): CostModel {
   const c: CostModel = {
     ...base,
     rqLockRemoteNs: { ...base.rqLockRemoteNs },
@@ -567,37 +567,4 @@ function buildCosts(o: CostOverrides, base: CostModel = DEFAULT_COSTS): CostMode
   for (const k of LEVEL_COSTS)
     for (const l of SHARE_LEVELS) checkCost(`${k}.${l}`, c[k][l], k === "copyBytesPerNs");
   return c;
-}
-
-/**
- * A copy of `machine` with some cost figures replaced, for sensitivity sweeps over an unknown
- * figure. The replaced figures' sources say so.
- */
-export function withCosts(
-  machine: Machine,
-  overrides: CostOverrides,
-  source = "override",
-): Machine {
-  const merged: CostOverrides = {
-    ...machine.costs,
-    ...overrides,
-    rqLockRemoteNs: { ...machine.costs.rqLockRemoteNs, ...overrides.rqLockRemoteNs },
-    cacheLineNs: { ...machine.costs.cacheLineNs, ...overrides.cacheLineNs },
-    copyBytesPerNs: { ...machine.costs.copyBytesPerNs, ...overrides.copyBytesPerNs },
-  };
-  const costs = buildCosts(merged);
-  const sources = { ...machine.sources };
-  for (const k of SCALAR_COSTS) if (overrides[k] !== undefined) sources[`costs.${k}`] = source;
-  for (const k of LEVEL_COSTS)
-    for (const l of Object.keys(overrides[k] ?? {})) sources[`costs.${k}.${l}`] = source;
-  return {
-    ...machine,
-    cpus: machine.cpus.map((c) => ({ ...c })),
-    nodeDistance: machine.nodeDistance.map((r) => [...r]),
-    online: [...machine.online],
-    idleStates: machine.idleStates.map((s) => ({ ...s })),
-    caches: { ...machine.caches },
-    costs,
-    sources,
-  };
 }

@@ -1,11 +1,7 @@
 import { test } from "node:test";
+import { withCosts } from "../../src/machine/with_costs";
 import assert from "node:assert/strict";
-import {
-  DEFAULT_COSTS,
-  costFigureNames,
-  machineBuilder,
-  withCosts,
-} from "../../src/machine/builder";
+import { DEFAULT_COSTS, costFigureNames, machineBuilder } from "../../src/machine/builder";
 
 const base = () => machineBuilder().sockets(2).cores(4);
 const DRAW = {
