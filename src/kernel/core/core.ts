@@ -31,7 +31,7 @@ import { buildSchedDomains } from "../topology/topology";
 import "../topology/hooks";
 import { type MigrationReason, TraceBuffer } from "../trace";
 import { continueTask, setCurr, smtSiblingsOf, startSegment, stopSegment } from "./exec";
-import { lockRq, unlockRq } from "./ttwu";
+import { lockRq, unlockRq } from "./rq_lock";
 import { newidleIdleStamp, scheduleClock } from "./avg_idle";
 import { closeIdle, flushAccounting, idleWork } from "./cputime";
 import { spawnKernelThread, spawnTask } from "./fork";

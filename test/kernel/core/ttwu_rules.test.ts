@@ -9,14 +9,8 @@ import type { Era } from "../../../src/kernel/features";
 import type { Kernel } from "../../../src/kernel/core/core";
 import { WF_ON_CPU, WF_TTWU } from "../../../src/kernel/sched";
 import type { Task } from "../../../src/kernel/sched";
-import {
-  lockRq,
-  rqLockBusy,
-  selectFallbackRq,
-  selectTaskRq,
-  tryToWakeUp,
-  unlockRq,
-} from "../../../src/kernel/core/ttwu";
+import { selectFallbackRq, selectTaskRq, tryToWakeUp } from "../../../src/kernel/core/ttwu";
+import { lockRq, rqLockBusy, unlockRq } from "../../../src/kernel/core/rq_lock";
 import { buildKernel } from "../../../src/experiment/run";
 import { boot } from "../boot";
 
