@@ -32,6 +32,7 @@ import "../topology/hooks";
 import { type MigrationReason, TraceBuffer } from "../trace";
 import { continueTask, setCurr, smtSiblingsOf, startSegment, stopSegment } from "./exec";
 import { lockRq, unlockRq } from "./rq_lock";
+import { smpCallFunctionSingle } from "./smp";
 import { newidleIdleStamp, scheduleClock } from "./avg_idle";
 import { closeIdle, flushAccounting, idleWork } from "./cputime";
 import { spawnKernelThread, spawnTask } from "./fork";
@@ -523,19 +524,9 @@ export class Kernel implements SchedCore {
     at(this, t, fn);
   }
 
-  /** An IPI to `rq` whose handler runs fn on that CPU (smp_call_function_single). */
+  /** An IPI to `rq` whose handler runs fn on that CPU (smp_call_function_single, smp.ts). */
   sendIpi(rq: Rq, fn: () => void): void {
-    const sent = this.now + this.chargeNs; // the sender's clock, as in kickCpu
-    const poll = wakesWithoutIpi(this.era, this.idleStates, rq, "smp_call");
-    bump(this.counters.ipis, poll ? IPI_AVOIDED.call_function_single : "call_function_single");
-    if (!poll) this.chargeNs += this.machine.costs.ipiSendNs;
-    const delivery = poll ? 0 : this.machine.costs.ipiDeliveryNs;
-    this.at(sent + delivery + exitLatencyNs(this.idleStates, rq), () => {
-      if (!poll) rq.ipisReceived++;
-      this.thisCpu = rq.cpu;
-      fn();
-      this.finish(rq);
-    });
+    smpCallFunctionSingle(this, rq, fn);
   }
 
   /** Arms a sleep timer for p. */
