@@ -5,17 +5,35 @@ import type { SchedCore } from "./api";
 import { bump } from "../counters";
 import { exitLatencyNs, IPI_AVOIDED, wakesWithoutIpi } from "./idle";
 
-/** An IPI to `rq` whose handler runs fn on that CPU (smp_call_function_single). */
+/**
+ * An IPI to `rq` whose handler runs fn on that CPU (smp_call_function_single). The IPI leaves at
+ * the sender's clock. A target still switching out (Rq.switchDoneAt: __schedule runs with
+ * interrupts off until finish_task_switch, v2.6.29 to v6.19) takes the interrupt when the switch
+ * ends, as ttwu_queue_wakelist's IPI does; a target switching to idle has not re-entered the
+ * idle loop, so it is not polling yet and needs a real IPI. A switch that starts while the IPI
+ * is in flight defers the handler the same way.
+ */
 export function smpCallFunctionSingle(k: SchedCore, rq: Rq, fn: () => void): void {
-  const sent = k.now + k.chargeNs; // the sender's clock, as in kickCpu
-  const poll = wakesWithoutIpi(k.era, k.machine.idleStates, rq, "smp_call");
+  const sent = k.now + k.chargeNs;
+  const states = k.machine.idleStates;
+  const poll = sent >= rq.switchDoneAt && wakesWithoutIpi(k.era, states, rq, "smp_call");
   bump(k.counters.ipis, poll ? IPI_AVOIDED.call_function_single : "call_function_single");
   if (!poll) k.chargeNs += k.machine.costs.ipiSendNs;
-  const delivery = poll ? 0 : k.machine.costs.ipiDeliveryNs;
-  k.at(sent + delivery + exitLatencyNs(k.machine.idleStates, rq), () => {
+  let arrive = sent + (poll ? 0 : k.machine.costs.ipiDeliveryNs);
+  if (arrive < rq.switchDoneAt) {
+    arrive = rq.switchDoneAt;
+    bump(k.counters.other, "smp_call_in_switch");
+  } else arrive += exitLatencyNs(states, rq);
+  const handler = (): void => {
+    if (k.now < rq.switchDoneAt) {
+      bump(k.counters.other, "smp_call_in_switch");
+      k.at(rq.switchDoneAt, handler); // interrupts off: taken at finish_task_switch
+      return;
+    }
     if (!poll) rq.ipisReceived++;
     k.thisCpu = rq.cpu;
     fn();
     k.finish(rq);
-  });
+  };
+  k.at(arrive, handler);
 }
