@@ -3,7 +3,9 @@
 // naming the field and the accepted values, so a notebook user sees what to fix.
 import { checkIdleStates } from "./idle_states";
 import {
+  ARCHS,
   SHARE_LEVELS,
+  type Arch,
   type CacheSizes,
   type CostModel,
   type CostProfile,
@@ -124,6 +126,8 @@ export interface MachineBuilder {
   name(s: string): MachineBuilder;
   /** One line describing the machine. */
   description(s: string): MachineBuilder;
+  /** The architecture (default: the profile's, else "x86_64"). */
+  arch(a: Arch): MachineBuilder;
   /** Packages (sockets). Default 1. */
   sockets(n: number): MachineBuilder;
   /** Dies per package (MCM parts such as the Core 2 Quad / Harpertown have 2). Default 1. */
@@ -171,6 +175,7 @@ export interface MachineBuilder {
 interface Params {
   name: string;
   description: string | null;
+  arch: Arch | null;
   sockets: number;
   dies: number;
   cores: number | null;
@@ -195,6 +200,7 @@ export function machineBuilder(): MachineBuilder {
   const p: Params = {
     name: "custom",
     description: null,
+    arch: null,
     sockets: 1,
     dies: 1,
     cores: null,
@@ -221,6 +227,10 @@ export function machineBuilder(): MachineBuilder {
     },
     description(s) {
       p.description = s;
+      return b;
+    },
+    arch(a) {
+      p.arch = a;
       return b;
     },
     sockets(n) {
@@ -315,6 +325,8 @@ function build(p: Params): Machine {
   const nodes = posInt("nodes", p.nodes);
   if (!LLC_SPANS.includes(p.llc))
     fail("llc", `one of ${LLC_SPANS.map((s) => `"${s}"`).join(", ")}`, p.llc);
+  const arch = p.arch ?? p.profile?.arch ?? "x86_64";
+  if (!ARCHS.includes(arch)) fail("arch", `one of ${ARCHS.map((s) => `"${s}"`).join(", ")}`, arch);
   if (!NUMBERINGS.includes(p.numbering)) {
     fail("numbering", `one of ${NUMBERINGS.map((s) => `"${s}"`).join(", ")}`, p.numbering);
   }
@@ -455,6 +467,7 @@ function build(p: Params): Machine {
   return {
     name: p.name,
     description,
+    arch,
     cpus,
     nodeDistance: nodeDistance.map((r) => [...r]),
     online,

@@ -32,6 +32,7 @@ import "../topology/hooks";
 import { type MigrationReason, TraceBuffer } from "../trace";
 import { continueTask, setCurr, smtSiblingsOf, startSegment, stopSegment } from "./exec";
 import { lockRq, unlockRq } from "./rq_lock";
+import { type RqLocks, rqLocksFor } from "./spinlock";
 import { smpCallFunctionSingle } from "./smp";
 import { newidleIdleStamp, scheduleClock } from "./avg_idle";
 import { closeIdle, flushAccounting, idleWork } from "./cputime";
@@ -105,6 +106,7 @@ export class Kernel implements SchedCore {
   chargeNs = 0;
   /** The CPU that last took each rq's lock (-1: none, or a context with no CPU). @internal */
   readonly rqLockHolder: Int32Array;
+  readonly rqLocks: RqLocks; // the era's spinlock kind, the queue behind each rq lock
   /** Per CPU: kernel time charged to no task (see cputime.ts). */
   readonly overheadNs: Float64Array;
   events = 0;
@@ -143,6 +145,7 @@ export class Kernel implements SchedCore {
     const online = cfg.online ?? cfg.machine.online;
     this.rqs = Array.from({ length: n }, (_, i) => primeRqLayout(new Rq(i, this)));
     this.rqLockHolder = new Int32Array(n).fill(-1);
+    this.rqLocks = rqLocksFor(cfg.machine.arch, cfg.era, n);
     this.overheadNs = new Float64Array(n);
     for (let i = 0; i < n; i++) {
       const rq = this.rqs[i];
