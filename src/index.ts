@@ -86,7 +86,7 @@ export {
 } from "./machine/sysfs";
 export type { MachineSpec, Sourced } from "./machine/schema";
 export { machineBuilder } from "./machine/builder";
-export type { Machine, CpuInfo, CostModel, ShareLevel, IdleState } from "./machine/types";
+export type { Arch, Machine, CpuInfo, CostModel, ShareLevel, IdleState } from "./machine/types";
 export {
   buildSchedDomains,
   describeDomains,

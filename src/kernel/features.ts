@@ -271,6 +271,18 @@ export interface Tunables {
   fair_server_runtime_ns: number;
   /** The fair server's period, ns (debugfs sched/fair_server/cpuN/period, v6.12+). */
   fair_server_period_ns: number;
+  /**
+   * 1: pressure stall information is kept (CONFIG_PSI=y and the boot parameter psi=1; v4.20+,
+   * eb414681d5a0 "psi: pressure stall information for CPU, memory, and IO", Johannes Weiner).
+   * Its only cost in the model is psi_enqueue's write to the target CPU's psi_group_cpu line
+   * when another CPU enqueues the task (enqueue_task; the root group only, no cgroups), one
+   * cacheLineNs transfer. psi_ttwu_dequeue does work only for a task in iowait or a memory
+   * stall, which no modelled task is. 0 (default; earlier eras ignore it): distributions differ
+   * (CONFIG_PSI_DEFAULT_DISABLED, e0c274472d5d "psi: make disabling/enabling easier for vendor
+   * kernels", exists because SUSE ships PSI off for its hackbench cost), and no experiment
+   * states its config (choice).
+   */
+  psi: number;
   /** 1: each CPU's tick is offset by cpu x (TICK_NSEC / 2) / nr_possible_cpus (skew_tick=1;
    *  unconditional before 2.6.3x), 0: ticks aligned across CPUs (the default since). */
   skew_tick: number;
@@ -291,6 +303,7 @@ const BASE_TUNABLES: Tunables = {
   fair_server_runtime_ns: 50_000_000, // fair_server_init / sched_init_dl_servers: 50 ms
   fair_server_period_ns: 1_000_000_000, // per 1000 ms
   skew_tick: 0,
+  psi: 0,
 };
 
 /** Eras from `since` on (a feature's default: on in these eras). */

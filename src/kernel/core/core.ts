@@ -127,6 +127,7 @@ export class Kernel implements SchedCore {
   private readonly smtSiblings: number[][]; // those whose speed a CPU changes (smtSiblingsOf)
   private readonly baseSpeed: Float64Array; // arch capacity / 1024 per CPU, resolved once
   private readonly callbacksLocked: boolean; // __schedule's era test, resolved once
+  private readonly psi: boolean; // PSI kept: tunable psi in v4.20+
   /** The core.ttwu_queue_cond hook in force, looked up once (hooks are fixed per kernel). @internal */
   readonly ttwuQueueCond: HookFn<"core.ttwu_queue_cond">;
 
@@ -137,6 +138,7 @@ export class Kernel implements SchedCore {
     this.features = cfg.features;
     this.hooks = cfg.hooks;
     this.callbacksLocked = eraAtLeast(cfg.era, "5.19");
+    this.psi = cfg.tunables.psi === 1 && eraAtLeast(cfg.era, "4.20");
     this.ttwuQueueCond = cfg.hooks.get("core.ttwu_queue_cond");
     this.random = new RandomSource(cfg.seed);
     this.trace = cfg.trace ? new TraceBuffer(cfg.traceLimit) : null;
@@ -267,6 +269,9 @@ export class Kernel implements SchedCore {
 
   /** enqueue_task */
   enqueueTask(rq: Rq, p: Task, flags: number): void {
+    // psi_enqueue: psi_group_change writes task_cpu(p)'s psi_group_cpu (features.ts tunable psi)
+    if (this.psi && this.thisCpu >= 0 && this.thisCpu !== rq.cpu)
+      this.chargeNs += this.cache.cacheLineNs(this.thisCpu, rq.cpu);
     this.classFor(p).enqueueTask(rq, p, flags);
     if (++rq.nrRunning === 2) this.nrOverloaded++;
   }

@@ -12,6 +12,7 @@ import type { SchedCore } from "../core/api";
 import { recordWakeupLag } from "../counters";
 import type { CfsRq, Rq, SchedClass, Task } from "../sched";
 import "./wake/select";
+import { chargeWakeMigration } from "./wake/lines";
 import { NICE_0_LOAD } from "../sched";
 import { ERA_TRAITS, eraAtLeast, tunableScale } from "../features";
 import type { HookFn } from "../hooks";
@@ -579,6 +580,7 @@ export class FairClass implements SchedClass {
 
   /** migrate_task_rq_fair + the vruntime renormalisation around a CPU change. */
   migrateTaskRq(p: Task, from: Rq, to: Rq, queued: boolean): void {
+    chargeWakeMigration(this.k, from.cpu, queued); // the old cfs_rq's lines, on the waker
     // v6.6 dropped the min_vruntime renormalisation: place_entity restores the lag instead
     if (!this.policy.placesEveryEnqueue)
       p.se.vruntime = p.se.vruntime - from.cfs.minVruntime + to.cfs.minVruntime;
