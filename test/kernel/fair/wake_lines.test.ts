@@ -204,3 +204,34 @@ test("psi=1 (v4.20+): a remote enqueue writes the target's psi_group_cpu line; p
   assert.equal(cost("4.8", 1), cost("4.8", 0), "no PSI before v4.20");
   assert.throws(() => patch("x").tunable("psi", 2), /tunable psi must be 0 or 1/);
 });
+
+test("5.19 with an idle core hinted: select_idle_core reads every sibling of each core it walks", () => {
+  // 1 socket x 4 cores x 2 threads: cpu c and c + 4 are siblings; all busy, has_idle_cores set
+  const SIB = 2; // cacheLineNs.same_core
+  const m = machineBuilder()
+    .cores(4)
+    .threads(2)
+    .costs({ cacheLineNs: { same_cpu: OWN, same_core: SIB, shared_llc: LINE } })
+    .build();
+  const k = boot(m, "5.19");
+  const p = k.spawn({
+    comm: "p",
+    cpu: 0,
+    program: function* () {
+      for (;;) yield wait();
+    },
+  });
+  k.runUntil(1_000_000);
+  const st = wakeState(k);
+  st.setRecentUsedCpu(p, -1);
+  for (let c = 0; c < 8; c++) k.rqs[c].nrRunning = 1;
+  st.hasIdleCores.fill(1);
+  let cpu = -1;
+  const ns = paid(k, 0, () => {
+    cpu = wake5x(k, p, 0);
+  });
+  assert.equal(cpu, 0);
+  // cores of cpu1, cpu2, cpu3 (both threads each), then cpu0's own core: cpu0 and its sibling
+  assert.equal(ns, 6 * LINE + OWN + SIB);
+  assert.equal(st.hasIdleCores[k.domains.sdLlcId[0]], 0, "the hint is cleared");
+});
