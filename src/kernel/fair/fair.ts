@@ -9,7 +9,7 @@ import {
   TASK_DEAD,
 } from "../sched";
 import type { SchedCore } from "../core/api";
-import { recordWakeupLag } from "../counters";
+import { bump, recordWakeupLag } from "../counters";
 import type { CfsRq, Rq, SchedClass, Task } from "../sched";
 import "./wake/select";
 import { chargeWakeMigration } from "./wake/lines";
@@ -575,7 +575,10 @@ export class FairClass implements SchedClass {
   /** select_task_rq_fair, through the fair.select_task_rq hook (wake/select.ts, per era). */
   selectTaskRq(p: Task, prevCpu: number, wakeFlags: number, wakerCpu: number): number {
     const k = this.k;
-    return this.selectTaskRqHook({ k, p, prevCpu, wakerCpu, wakeFlags });
+    const c0 = k.chargeNs; // what the waker pays for its reads (wake/lines.ts): wake_select_ns
+    const cpu = this.selectTaskRqHook({ k, p, prevCpu, wakerCpu, wakeFlags });
+    if (k.chargeNs > c0) bump(k.counters.other, "wake_select_ns", k.chargeNs - c0);
+    return cpu;
   }
 
   /** migrate_task_rq_fair + the vruntime renormalisation around a CPU change. */

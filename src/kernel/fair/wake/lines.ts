@@ -8,6 +8,7 @@
 // line per CPU they look at in their own loops (v5x.ts, cluster.ts, common.ts selectIdleCore).
 import type { SchedCore } from "../../core/api";
 import { type Era, ERA_TRAITS, eraAtLeast } from "../../features";
+import { bump } from "../../counters";
 
 /** The runqueue lines a wakeup reads, by what they hold. */
 export const LINE = {
@@ -98,5 +99,7 @@ export function chargeWakeMigration(k: SchedCore, fromCpu: number, queued: boole
   if (queued || k.thisCpu < 0) return;
   const w = wakerLines(k);
   const kinds = w.migrate;
+  const c0 = k.chargeNs;
   for (let i = 0; i < kinds.length; i++) w.charge(k.thisCpu, fromCpu, kinds[i]);
+  if (k.chargeNs > c0) bump(k.counters.other, "wake_migrate_ns", k.chargeNs - c0);
 }
