@@ -127,6 +127,7 @@ export {
 export type { MachineSpec, Sourced } from "./machine/schema";
 export { machineBuilder } from "./machine/builder";
 export type {
+  Arch,
   Machine,
   CpuInfo,
   CostModel,

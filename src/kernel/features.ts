@@ -1,6 +1,7 @@
-// Kernel eras and what sets them apart (ERA_TRAITS), sched features (kernel/sched/features.h as
-// one table, FEATURES) and sysctl tunables.
+// Kernel eras and what sets them apart (ERA_TRAITS, and spinlockKind for what also depends on the
+// architecture), sched features (kernel/sched/features.h as one table, FEATURES) and sysctl tunables.
 import { FOLDED, type FoldedName } from "./features_folded";
+import type { Arch } from "../machine/types";
 
 /** Kernel versions whose scheduler logic we model. Each experiment picks its baseline era. */
 export const ERAS = ["2.6.29", "3.19", "4.8", "5.6", "5.10", "5.19", "6.6", "6.19"] as const;
@@ -169,6 +170,35 @@ export const ERA_TRAITS: Readonly<Record<Era, EraTraits>> = {
   "6.19": traits([6, 19], "5.x"),
 };
 
+/**
+ * The arch_spinlock_t behind raw_spinlock_t, so behind every rq lock: "ticket" (a FIFO of
+ * tickets; every waiter spins on the lock word, so each release's store is seen by all of them)
+ * or "queued" (qspinlock: an MCS queue; only its head spins on the lock word, the others on their
+ * own per-CPU node).
+ */
+export type SpinlockKind = "ticket" | "queued";
+
+/**
+ * The first release whose spinlocks are queued, per architecture.
+ * - x86_64: ticket spinlocks from v2.6.25 (314cdbefd1fd, Nick Piggin, "x86: FIFO ticket
+ *   spinlocks", LKML 2007-11-01; 2.6.29's __ticket_spin_lock in arch/x86/include/asm/spinlock.h,
+ *   3.19's arch_spin_lock on lock->tickets); queued from v4.2 (a33fda35e3a7 "locking/qspinlock:
+ *   Introduce a simple generic 4-byte queued spinlock" and d73a33973f16 "locking/qspinlock, x86:
+ *   Enable x86-64 to use queued spinlocks", Waiman Long).
+ * - arm64: a ticket lock (arch/arm64/include/asm/spinlock.h, owner/next with LDAXR/STXR and WFE)
+ *   until c11090474d70 "arm64: locking: Replace ticket lock implementation with qspinlock" (Will
+ *   Deacon, v4.19: its Kconfig hunk sits on v4.18's CC_IS_CLANG). 2.6.29 predates the arm64 port
+ *   (v3.7); the model gives that pairing the ticket lock (choice).
+ */
+const QUEUED_SPINLOCK_SINCE: Readonly<Record<Arch, string>> = { x86_64: "4.2", arm64: "4.19" };
+
+/** The rq locks' spinlock kind for a machine's architecture and a kernel era. */
+export function spinlockKind(arch: Arch, era: Era): SpinlockKind {
+  const since = QUEUED_SPINLOCK_SINCE[arch];
+  if (since === undefined) throw new Error(`arch must be one of x86_64, arm64 (got ${arch})`);
+  return eraAtLeast(era, since) ? "queued" : "ticket";
+}
+
 /** A version as one comparable number: major * 1e6 + minor * 1e3 + patch. */
 function versionCode(major: number, minor: number, patch: number): number {
   return major * 1e6 + minor * 1e3 + patch;
@@ -242,6 +272,18 @@ export interface Tunables {
   fair_server_runtime_ns: number;
   /** The fair server's period, ns (debugfs sched/fair_server/cpuN/period, v6.12+). */
   fair_server_period_ns: number;
+  /**
+   * 1: pressure stall information is kept (CONFIG_PSI=y and the boot parameter psi=1; v4.20+,
+   * eb414681d5a0 "psi: pressure stall information for CPU, memory, and IO", Johannes Weiner).
+   * Its only cost in the model is psi_enqueue's write to the target CPU's psi_group_cpu line
+   * when another CPU enqueues the task (enqueue_task; the root group only, no cgroups), one
+   * cacheLineNs transfer. psi_ttwu_dequeue does work only for a task in iowait or a memory
+   * stall, which no modelled task is. 0 (default; earlier eras ignore it): distributions differ
+   * (CONFIG_PSI_DEFAULT_DISABLED, e0c274472d5d "psi: make disabling/enabling easier for vendor
+   * kernels", exists because SUSE ships PSI off for its hackbench cost), and no experiment
+   * states its config (choice).
+   */
+  psi: number;
   /** 1: each CPU's tick is offset by cpu x (TICK_NSEC / 2) / nr_possible_cpus (skew_tick=1;
    *  unconditional before 2.6.3x), 0: ticks aligned across CPUs (the default since). */
   skew_tick: number;
@@ -262,6 +304,7 @@ const BASE_TUNABLES: Tunables = {
   fair_server_runtime_ns: 50_000_000, // fair_server_init / sched_init_dl_servers: 50 ms
   fair_server_period_ns: 1_000_000_000, // per 1000 ms
   skew_tick: 0,
+  psi: 0,
 };
 
 /** Eras from `since` on (a feature's default: on in these eras). */

@@ -15,7 +15,9 @@ import {
   profileByName,
 } from "./builder_checks";
 import {
+  ARCHS,
   SHARE_LEVELS,
+  type Arch,
   type CacheSizes,
   type CostModel,
   type CostProfile,
@@ -121,6 +123,8 @@ export interface MachineBuilder {
   name(s: string): MachineBuilder;
   /** One line describing the machine. */
   description(s: string): MachineBuilder;
+  /** The architecture (default: the profile's, else "x86_64"). */
+  arch(a: Arch): MachineBuilder;
   /** Packages (sockets). Default 1. */
   sockets(n: number): MachineBuilder;
   /** Dies per package (MCM parts such as the Core 2 Quad / Harpertown have 2). Default 1. */
@@ -180,6 +184,7 @@ export interface MachineBuilder {
 interface Params {
   name: string;
   description: string | null;
+  arch: Arch | null;
   sockets: number;
   dies: number;
   cores: number | null;
@@ -205,6 +210,7 @@ export function machineBuilder(): MachineBuilder {
   const p: Params = {
     name: "custom",
     description: null,
+    arch: null,
     sockets: 1,
     dies: 1,
     cores: null,
@@ -233,6 +239,10 @@ export function machineBuilder(): MachineBuilder {
     description(s) {
       if (typeof s !== "string") fail("description", "a string", s);
       p.description = s;
+      return b;
+    },
+    arch(a) {
+      p.arch = a;
       return b;
     },
     sockets(n) {
@@ -352,6 +362,8 @@ function build(p: Params): Machine {
   const l2By = posInt("l2SharedBy", p.l2SharedBy);
   const nodes = posInt("nodes", p.nodes);
   // llc, numbering and capacity were checked by their setters (the defaults are valid)
+  const arch = p.arch ?? p.profile?.arch ?? "x86_64";
+  if (!ARCHS.includes(arch)) fail("arch", `one of ${ARCHS.map((s) => `"${s}"`).join(", ")}`, arch);
   if (cores % dies !== 0) fail("cores", `divisible by diesPerSocket (${dies})`, cores);
   const coresPerDie = cores / dies;
   // An L2 never spans two dies: the cores sharing it must fit in one die.
@@ -487,6 +499,7 @@ function build(p: Params): Machine {
   const machine: Machine = {
     name: p.name,
     description,
+    arch,
     cpus,
     nodeDistance: nodeDistance.map((r) => [...r]),
     online,

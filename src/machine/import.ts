@@ -175,6 +175,8 @@ export function importMachine(t: CpuTable, opts: ImportOptions = {}): ImportResu
       l2SharedBy,
       llc,
       nodes,
+      // sysfs does not say; the profile's machine does (the rq spinlock kind follows it)
+      ...(prof.topology.arch ? { arch: prof.topology.arch } : {}),
       capacity,
       ...(capacities ? { capacities } : {}),
       source: `imported from ${where} (physical_package_id, die_id, thread_siblings_list, cache/index*/shared_cpu_list, node*/cpulist)`,

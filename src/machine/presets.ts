@@ -11,7 +11,7 @@ import {
   type Numbering,
 } from "./builder";
 import { machineSpecSchema, parseWith, type MachineSpec, type Sourced } from "./schema";
-import type { IdleState, Machine } from "./types";
+import type { Arch, IdleState, Machine } from "./types";
 
 export type { MachineSpec, Sourced } from "./schema";
 
@@ -108,6 +108,7 @@ export function machineFromSpec(input: unknown, where = "machine spec"): Machine
     .llc(t.llc as LlcSpan)
     .nodes(t.nodes ?? 1)
     .numbering((t.numbering ?? "thread-major") as Numbering)
+    .arch((t.arch ?? "x86_64") as Arch)
     .capacity(t.capacity ?? 1024);
   if (t.capacities !== undefined) b.capacities(t.capacities);
   if (spec.nodeDistance !== undefined) {

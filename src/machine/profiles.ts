@@ -61,6 +61,7 @@ export function costProfile(name: string): CostProfile {
   return {
     name,
     description: info ? `${info.description} (figures of preset ${presetName})` : m.description,
+    arch: m.arch,
     costs: m.costs,
     idleStates: m.idleStates,
     caches: m.caches,

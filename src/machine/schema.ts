@@ -4,7 +4,7 @@
 // a figure added there is required here too.
 import { z } from "zod";
 import { LEVEL_COSTS, LLC_SPANS, NUMBERINGS, SCALAR_COSTS } from "./builder";
-import { SHARE_LEVELS } from "./types";
+import { ARCHS, SHARE_LEVELS } from "./types";
 
 const SOURCE_MESSAGE = 'must be a non-empty citation or "choice: ..."';
 
@@ -69,6 +69,12 @@ export const machineSpecSchema = z
           .enum(NUMBERINGS as [string, ...string[]])
           .optional()
           .describe("Linux CPU numbering (default thread-major)"),
+        arch: z
+          .enum(ARCHS as [string, ...string[]])
+          .optional()
+          .describe(
+            "the architecture (default x86_64): arch-specific kernel code such as the rq spinlock kind",
+          ),
         capacity: positiveInt.optional().describe("CPU capacity, SCHED_CAPACITY_SCALE units"),
         capacities: z
           .array(positiveInt)

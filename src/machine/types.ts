@@ -20,6 +20,15 @@ export const SHARE_LEVELS: readonly ShareLevel[] = [
   "other_node",
 ];
 
+/**
+ * The instruction-set architecture: it decides arch-specific kernel code the model follows, such
+ * as the spinlock implementation behind the rq locks (kernel/features.ts, spinlockKind).
+ */
+export type Arch = "x86_64" | "arm64";
+
+/** Every Arch. */
+export const ARCHS: readonly Arch[] = ["x86_64", "arm64"];
+
 /** Where one logical CPU sits in the machine: its thread, core, die, package, node and caches. */
 export interface CpuInfo {
   id: number; // logical CPU number, as Linux numbers it
@@ -105,6 +114,8 @@ export interface CacheSizes {
 export interface Machine {
   name: string;
   description: string;
+  /** The architecture (arch-specific kernel code: the spinlock kind of the rq locks). */
+  arch: Arch;
   cpus: CpuInfo[];
   /** node x node distance matrix (LOCAL_DISTANCE 10, REMOTE_DISTANCE 20 ...). */
   nodeDistance: number[][];
@@ -123,6 +134,8 @@ export interface Machine {
 export interface CostProfile {
   name: string;
   description: string;
+  /** The architecture of the profile's machine; a machine built from the profile takes it. */
+  arch: Arch;
   costs: CostModel;
   idleStates: IdleState[];
   caches: CacheSizes;

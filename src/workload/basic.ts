@@ -119,7 +119,7 @@ export interface PingPongParams {
  * ```
  * Prints:
  * ```text
- * 7.29 us per round trip
+ * 7.30 us per round trip
  * ```
  */
 export function pingpong(params: PingPongParams): Workload {

@@ -51,8 +51,8 @@ const MAX_NS_PER_LOOP = 100_000;
  *
  *      Total time: 0.013 [sec]
  *
- *        6.884000 usecs/op
- *          145264 ops/sec
+ *        6.895000 usecs/op
+ *          145032 ops/sec
  * ```
  */
 export function perfBenchPipe(params: PerfBenchPipeParams = {}): BenchmarkWorkload {

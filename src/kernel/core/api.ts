@@ -16,6 +16,7 @@ import type { RtClassApi } from "../rt/root_domain";
 import type { CfsTiming, Rq, SchedClass, Task } from "../sched";
 import type { DomainTree } from "../topology/sched_domain";
 import type { MigrationReason, TraceBuffer } from "../trace";
+import type { RqLocks } from "./spinlock";
 
 /**
  * What core.c offers the rest of the scheduler (the functions sched.h declares); a hook's `ctx.k`.
@@ -56,6 +57,8 @@ export interface SchedCore {
   chargeNs: number;
   /** The CPU that last took each rq's lock (-1: none, or a context with no CPU). @internal */
   readonly rqLockHolder: Int32Array;
+  /** The queue behind each rq lock and the era's spinlock kind (spinlock.ts). @internal */
+  readonly rqLocks: RqLocks;
   /** Per CPU: kernel time with no task to charge it to (schedule() into idle, interrupts on an idle CPU). */
   readonly overheadNs: Float64Array;
   /** Called at every tick of a busy CPU after task_tick (trigger_load_balance goes here). */

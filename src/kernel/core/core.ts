@@ -31,7 +31,9 @@ import { buildSchedDomains } from "../topology/topology";
 import "../topology/hooks";
 import { type MigrationReason, TraceBuffer } from "../trace";
 import { continueTask, setCurr, smtSiblingsOf, startSegment, stopSegment } from "./exec";
-import { lockRq, unlockRq } from "./ttwu";
+import { lockRq, unlockRq } from "./rq_lock";
+import { type RqLocks, rqLocksFor } from "./spinlock";
+import { smpCallFunctionSingle } from "./smp";
 import { newidleIdleStamp, scheduleClock } from "./avg_idle";
 import { closeIdle, flushAccounting, idleWork } from "./cputime";
 import { spawnKernelThread, spawnTask } from "./fork";
@@ -104,6 +106,7 @@ export class Kernel implements SchedCore {
   chargeNs = 0;
   /** The CPU that last took each rq's lock (-1: none, or a context with no CPU). @internal */
   readonly rqLockHolder: Int32Array;
+  readonly rqLocks: RqLocks; // the era's spinlock kind, the queue behind each rq lock
   /** Per CPU: kernel time charged to no task (see cputime.ts). */
   readonly overheadNs: Float64Array;
   events = 0;
@@ -124,6 +127,7 @@ export class Kernel implements SchedCore {
   private readonly smtSiblings: number[][]; // those whose speed a CPU changes (smtSiblingsOf)
   private readonly baseSpeed: Float64Array; // arch capacity / 1024 per CPU, resolved once
   private readonly callbacksLocked: boolean; // __schedule's era test, resolved once
+  private readonly psi: boolean; // PSI kept: tunable psi in v4.20+
   /** The core.ttwu_queue_cond hook in force, looked up once (hooks are fixed per kernel). @internal */
   readonly ttwuQueueCond: HookFn<"core.ttwu_queue_cond">;
 
@@ -134,6 +138,7 @@ export class Kernel implements SchedCore {
     this.features = cfg.features;
     this.hooks = cfg.hooks;
     this.callbacksLocked = eraAtLeast(cfg.era, "5.19");
+    this.psi = cfg.tunables.psi === 1 && eraAtLeast(cfg.era, "4.20");
     this.ttwuQueueCond = cfg.hooks.get("core.ttwu_queue_cond");
     this.random = new RandomSource(cfg.seed);
     this.trace = cfg.trace ? new TraceBuffer(cfg.traceLimit) : null;
@@ -142,6 +147,7 @@ export class Kernel implements SchedCore {
     const online = cfg.online ?? cfg.machine.online;
     this.rqs = Array.from({ length: n }, (_, i) => primeRqLayout(new Rq(i, this)));
     this.rqLockHolder = new Int32Array(n).fill(-1);
+    this.rqLocks = rqLocksFor(cfg.machine.arch, cfg.era, n);
     this.overheadNs = new Float64Array(n);
     for (let i = 0; i < n; i++) {
       const rq = this.rqs[i];
@@ -263,6 +269,9 @@ export class Kernel implements SchedCore {
 
   /** enqueue_task */
   enqueueTask(rq: Rq, p: Task, flags: number): void {
+    // psi_enqueue: psi_group_change writes task_cpu(p)'s psi_group_cpu (features.ts tunable psi)
+    if (this.psi && this.thisCpu >= 0 && this.thisCpu !== rq.cpu)
+      this.chargeNs += this.cache.cacheLineNs(this.thisCpu, rq.cpu);
     this.classFor(p).enqueueTask(rq, p, flags);
     if (++rq.nrRunning === 2) this.nrOverloaded++;
   }
@@ -523,19 +532,9 @@ export class Kernel implements SchedCore {
     at(this, t, fn);
   }
 
-  /** An IPI to `rq` whose handler runs fn on that CPU (smp_call_function_single). */
+  /** An IPI to `rq` whose handler runs fn on that CPU (smp_call_function_single, smp.ts). */
   sendIpi(rq: Rq, fn: () => void): void {
-    const sent = this.now + this.chargeNs; // the sender's clock, as in kickCpu
-    const poll = wakesWithoutIpi(this.era, this.idleStates, rq, "smp_call");
-    bump(this.counters.ipis, poll ? IPI_AVOIDED.call_function_single : "call_function_single");
-    if (!poll) this.chargeNs += this.machine.costs.ipiSendNs;
-    const delivery = poll ? 0 : this.machine.costs.ipiDeliveryNs;
-    this.at(exitDoneAt(this.idleStates, rq, sent + delivery), () => {
-      if (!poll) rq.ipisReceived++;
-      this.thisCpu = rq.cpu;
-      fn();
-      this.finish(rq);
-    });
+    smpCallFunctionSingle(this, rq, fn);
   }
 
   /** Arms a sleep timer for p. */

@@ -3,7 +3,7 @@
 // enters idle, each CPU on its own grid (aligned, or staggered by skew_tick).
 import { EV_TICK, type Rq } from "../sched";
 import type { SchedCore } from "./api";
-import { lockRq, unlockRq } from "./ttwu";
+import { lockRq, unlockRq } from "./rq_lock";
 
 /**
  * Start rq's tick on its grid (a tick still pending from before a short idle simply fires).

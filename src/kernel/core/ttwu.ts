@@ -16,7 +16,8 @@ import {
   WF_ON_CPU,
   WF_TTWU,
 } from "../sched";
-import { bump, type RqLockPath, rqLockStat } from "../counters";
+import { bump } from "../counters";
+import { lockRq, unlockRq } from "./rq_lock";
 import { EV_WAKE_ARRIVE } from "../sched";
 import { exitLatencyNs } from "./idle";
 import { ttwuAvgIdle } from "./avg_idle";
@@ -77,42 +78,6 @@ function recordWakee(k: SchedCore, waker: Task, p: Task): void {
     waker.lastWakee = p;
     waker.wakeeFlips++;
   }
-}
-
-/**
- * raw_spin_rq_lock(rq) from `fromCpu`. This context's clock is now + chargeNs (the kernel work
- * it has done so far in this event). If another CPU holds the lock past that time we spin until
- * it is free: the wait is charged as CPU time and counted as rqLock[path].waitNs. A CPU never
- * waits for its own earlier hold (that time is already on its own timeline). The hold lasts the
- * acquisition, extended by unlockRq to cover the work charged under the lock.
- */
-export function lockRq(k: SchedCore, rq: Rq, fromCpu: number, path: RqLockPath): void {
-  const c = k.machine.costs;
-  const s = rqLockStat(k.counters, path);
-  s.acquisitions++;
-  let cost = c.rqLockLocalNs;
-  if (fromCpu >= 0 && fromCpu !== rq.cpu) cost += k.cache.rqLockRemoteNs(fromCpu, rq.cpu);
-  const t = k.now + k.chargeNs;
-  if (rq.lockFreeAt > t && (fromCpu < 0 || k.rqLockHolder[rq.cpu] !== fromCpu)) {
-    const wait = rq.lockFreeAt - t;
-    s.waitNs += wait;
-    // The count of waits (not only their time), for seed 001's ledger; v5.8+ eras only.
-    if (path === "ttwu_remote" && onCpuEra(k)) bump(k.counters.other, "ttwu_remote_lock_waits");
-    cost += wait;
-  }
-  k.chargeNs += cost;
-  k.rqLockHolder[rq.cpu] = fromCpu;
-  if (k.now + k.chargeNs > rq.lockFreeAt) rq.lockFreeAt = k.now + k.chargeNs;
-}
-
-/** raw_spin_rq_unlock(rq): the hold ends at this context's clock (now + chargeNs). */
-export function unlockRq(k: SchedCore, rq: Rq): void {
-  if (k.now + k.chargeNs > rq.lockFreeAt) rq.lockFreeAt = k.now + k.chargeNs;
-}
-
-/** Whether `fromCpu` would find rq's lock held by another CPU at this context's clock (trylock fails). */
-export function rqLockBusy(k: SchedCore, rq: Rq, fromCpu: number): boolean {
-  return rq.lockFreeAt > k.now + k.chargeNs && (fromCpu < 0 || k.rqLockHolder[rq.cpu] !== fromCpu);
 }
 
 /** select_task_rq: the class's choice, corrected to an allowed online CPU. */

@@ -9,9 +9,10 @@ import {
   TASK_DEAD,
 } from "../sched";
 import type { SchedCore } from "../core/api";
-import { recordWakeupLag } from "../counters";
+import { bump, recordWakeupLag } from "../counters";
 import type { CfsRq, Rq, SchedClass, Task } from "../sched";
 import "./wake/select";
+import { chargeWakeMigration } from "./wake/lines";
 import { NICE_0_LOAD } from "../sched";
 import { ERA_TRAITS, eraAtLeast, tunableScale } from "../features";
 import type { HookFn } from "../hooks";
@@ -574,11 +575,15 @@ export class FairClass implements SchedClass {
   /** select_task_rq_fair, through the fair.select_task_rq hook (wake/select.ts, per era). */
   selectTaskRq(p: Task, prevCpu: number, wakeFlags: number, wakerCpu: number): number {
     const k = this.k;
-    return this.selectTaskRqHook({ k, p, prevCpu, wakerCpu, wakeFlags });
+    const c0 = k.chargeNs; // what the waker pays for its reads (wake/lines.ts): wake_select_ns
+    const cpu = this.selectTaskRqHook({ k, p, prevCpu, wakerCpu, wakeFlags });
+    if (k.chargeNs > c0) bump(k.counters.other, "wake_select_ns", k.chargeNs - c0);
+    return cpu;
   }
 
   /** migrate_task_rq_fair + the vruntime renormalisation around a CPU change. */
   migrateTaskRq(p: Task, from: Rq, to: Rq, queued: boolean): void {
+    chargeWakeMigration(this.k, from.cpu, queued); // the old cfs_rq's lines, on the waker
     // v6.6 dropped the min_vruntime renormalisation: place_entity restores the lag instead
     if (!this.policy.placesEveryEnqueue)
       p.se.vruntime = p.se.vruntime - from.cfs.minVruntime + to.cfs.minVruntime;

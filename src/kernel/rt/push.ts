@@ -12,7 +12,7 @@ import type { Rq } from "../sched";
 import type { ClassName, Task } from "../sched";
 import { MAX_RT_PRIO, TASK_ON_RQ_QUEUED } from "../sched";
 import { bump, type RqLockPath } from "../counters";
-import { lockRq, rqLockBusy, unlockRq } from "../core/ttwu";
+import { lockRq, rqLockBusy, unlockRq } from "../core/rq_lock";
 import { CPUPRI_INVALID, MAX_PRIO } from "./cpupri";
 import { findLowestRq, rtTask } from "./select";
 import { eraAtLeastFn } from "../features";

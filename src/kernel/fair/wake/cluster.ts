@@ -69,7 +69,8 @@ export function scanCluster(
     if (!allowed[cpu] || st.seen[cpu] === gen) continue;
     // sis_scanned (counters.ts): a CPU, or a whole core when looking for idle cores
     k.counters.selectIdleCpu.scanned += hasIdleCore ? st.smtMask[cpu].length : 1;
-    time += st.lineNs[level[cpu]];
+    const l = st.lineNs[level[cpu]];
+    time += l;
     if (hasIdleCore) {
       st.idleCpuSeen = idleCpu;
       const core = selectIdleCore(k, st, allowed, cpu, gen, schedIdle);
@@ -77,6 +78,7 @@ export function scanCluster(
       if (core >= 0) return { result: st.noteSis("idle_core", core), nr, idleCpu, time };
     } else {
       if (--nr <= 0) return { result: -1, nr, idleCpu, time };
+      k.chargeNs += l; // the waker reads its idle state (select_idle_core charges its own reads)
       // __select_idle_cpu: available_idle_cpu || sched_idle_cpu
       if ((idleB[cpu] === 1 && currIsIdleTask(k, cpu)) || (schedIdle && schedIdleCpu(k.rqs[cpu])))
         return { result: st.noteSis("idle_cluster", cpu), nr, idleCpu, time };

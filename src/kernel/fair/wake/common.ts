@@ -15,6 +15,7 @@ import { SHARE_LEVELS } from "../../../machine/types";
 import { bump } from "../../counters";
 import type { HookTypes } from "../../hooks";
 import { currIsIdleTask } from "../../core/idle_cpu";
+import { type WakerLines, wakerLines } from "./lines";
 
 // Wake flags as ttwu.ts defines them (duplicated to keep this module free of an import cycle).
 
@@ -157,9 +158,11 @@ export function selectIdleCore(
 ): number {
   const m = st.smtMask[core];
   const idleB = st.idle;
+  const level = st.scanRow;
   let idle = true;
   for (let i = 0; i < m.length; i++) {
     const c = m[i];
+    k.chargeNs += st.lineNs[level[c]]; // the waker reads the sibling's idle state
     if (idleB[c] === 0 || !currIsIdleTask(k, c)) {
       idle = false;
       if (st.idleCpuSeen === -1) {
@@ -271,6 +274,10 @@ export class WakeState {
   gen = 0;
   /** cacheLineNs by share-level index: the modelled cost of reading one remote rq in a scan. */
   readonly lineNs: Float64Array;
+  /** levelRow of the waker of the select_idle_sibling in progress: what each scan step costs it. */
+  scanRow: Uint8Array;
+  /** The runqueue lines the wakeup in progress has read and been charged for (lines.ts). */
+  readonly lines: WakerLines;
   private readonly levelRows: (Uint8Array | undefined)[] = [];
   /**
    * idle_cpu() of every CPU as a byte (3.2+ sense), kept by the rqs (Rq.attachIdleFlags): the
@@ -305,6 +312,8 @@ export class WakeState {
     this.selectIdleSibling = k.hooks.get("fair.select_idle_sibling");
     this.findIdlestGroup = k.hooks.get("fair.find_idlest_group");
     this.n = k.rqs.length;
+    this.lines = wakerLines(k);
+    this.scanRow = new Uint8Array(this.n); // until a wakeup sets its waker's row
     // the folded-in changes' switches (features_folded.ts), on from their releases
     this.late519 = k.features.SIS_SINGLE_SCAN;
     this.asymWakeup57 = k.features.SIS_ASYM_CAPACITY;

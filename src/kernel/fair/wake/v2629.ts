@@ -37,6 +37,7 @@ import {
   type WakeState,
 } from "./common";
 import { schedBalanceSelf } from "./find_idlest";
+import { LINE } from "./lines";
 
 /** 2.6.29 source_load/target_load always bias with cpu_load[] (LB_BIAS came later). */
 const ALWAYS_BIAS = { LB_BIAS: true };
@@ -65,6 +66,10 @@ function wakeLoads(
 export function wakeAffine2629(ctx: WakeAffineCtx): number {
   const { k, p, sd, thisCpu, prevCpu } = ctx;
   if (!(sd.flags & SD_WAKE_AFFINE)) return prevCpu; // (AFFINE_WAKEUPS is on by default)
+  // source_load(prev_cpu): prev's cpu_load[] and rq->load.weight, lines the waker pays for
+  const lines = wakeState(k).lines;
+  lines.charge(thisCpu, prevCpu, LINE.LOAD);
+  lines.charge(thisCpu, prevCpu, LINE.CFS_AVG);
   const { load, thisLoad, imbalance } = wakeLoads(k, sd, thisCpu, prevCpu);
   let tl = thisLoad;
   const sync = ctx.sync;
@@ -97,12 +102,18 @@ export function wakeAffine2629(ctx: WakeAffineCtx): number {
  * Used as the 2.6.29 default of "fair.select_idle_sibling" (prev = target = new_cpu).
  */
 export function wakeIdle2629(ctx: SelectIdleSiblingCtx): number {
-  const { k, p, target: cpu } = ctx;
-  if (idleCpu(k, cpu) || k.rqs[cpu].cfs.nrRunning > 1) return cpu;
+  const { k, p, target: cpu, thisCpu } = ctx;
+  // idle_cpu(cpu) and cpu_rq(cpu)->cfs.nr_running: lines of cpu's rq the waker pays for
   const st = wakeState(k);
+  const lines = st.lines;
+  lines.charge(thisCpu, cpu, LINE.IDLE);
+  if (idleCpu(k, cpu)) return cpu;
+  lines.charge(thisCpu, cpu, LINE.CFS_HEAD);
+  if (k.rqs[cpu].cfs.nrRunning > 1) return cpu;
   for (const sd of k.domains.domains[cpu]) {
     if (!(sd.flags & SD_WAKE_IDLE)) break;
     for (const i of sd.span) {
+      if (p.cpusAllowed[i] && k.rqs[i].online) lines.charge(thisCpu, i, LINE.IDLE);
       if (p.cpusAllowed[i] && k.rqs[i].online && idleCpu(k, i))
         return i === cpu ? cpu : st.noteSis("wake_idle", i);
     }
@@ -121,6 +132,7 @@ export function selectTaskRqFair2629(ctx: SelectTaskRqCtx): number {
     return cpu;
   }
   const st = wakeState(k);
+  st.lines.begin();
   st.sisReason = null;
   const cpu = selectWake2629(k, st, p, prevCpu, thisCpu, (wakeFlags & WF_SYNC) !== 0);
   if (cpu === WAKE_AFFINE || cpu === WAKE_BALANCE) {

@@ -28,14 +28,21 @@ import {
   type SelectTaskRqCtx,
 } from "./common";
 import { idlestLoop } from "./find_idlest";
+import { LINE } from "./lines";
 
 /** select_task_rq_fair (v3.19 ... v4.2). */
 export function selectTaskRqFair319(ctx: SelectTaskRqCtx): number {
   const { k, p, wakeFlags } = ctx;
   const st = wakeState(k);
+  st.lines.begin();
   const cpu = ctx.wakerCpu >= 0 ? ctx.wakerCpu : ctx.prevCpu;
   let prevCpu = ctx.prevCpu;
   const sdFlag = sdFlagOf(wakeFlags);
+  // task_waking_fair (v2.6.33 ... v4.5), called by try_to_wake_up before select_task_rq:
+  // se->vruntime -= cfs_rq->min_vruntime reads the head of prev's cfs_rq (lines.ts). The model
+  // renormalises at the migration instead (same result); the read is paid here, on every wakeup
+  // of a task that may run elsewhere.
+  if (sdFlag & SD_BALANCE_WAKE) st.lines.charge(ctx.wakerCpu, prevCpu, LINE.CFS_HEAD);
   const sync = (wakeFlags & WF_SYNC) !== 0;
   const wantAffine = (sdFlag & SD_BALANCE_WAKE) !== 0 && p.cpusAllowed[cpu] === 1;
   let affineSd: SchedDomain | null = null;

@@ -39,6 +39,7 @@ import {
   type WakeWideCtx,
 } from "./common";
 import { idlestLoop } from "./find_idlest";
+import { LINE } from "./lines";
 
 /**
  * wake_wide (4.3+, Mike Galbraith's "Beef up wake_wide()"): a waker/wakee pair is "wide" when one side flips
@@ -79,6 +80,11 @@ export function wakeWide312(ctx: WakeWideCtx): boolean {
 export function wakeAffine48(ctx: WakeAffineCtx): number {
   const { k, p, sd, thisCpu, prevCpu } = ctx;
   const idx = sd.wakeIdx;
+  // source_load(prev_cpu, idx): the waker reads prev's cpu_load[] (the head of struct rq) and
+  // weighted_cpuload (cfs.runnable_load_avg): two lines it pays for (lines.ts)
+  const lines = wakeState(k).lines;
+  lines.charge(thisCpu, prevCpu, LINE.LOAD);
+  lines.charge(thisCpu, prevCpu, LINE.CFS_AVG);
   const load = sourceLoad(k.lbRq(prevCpu), idx, k.era, k.features);
   let thisLoad = targetLoad(k.lbRq(thisCpu), idx, k.era, k.features);
   const loadWeight = ERA_TRAITS[k.era].pelt38;
@@ -103,18 +109,25 @@ export function wakeAffine48(ctx: WakeAffineCtx): number {
  * cache-affine prev, or an all-idle group. v4.9 rewrote it (10e2f1acd010).
  */
 export function selectIdleSibling48(ctx: SelectIdleSiblingCtx): number {
-  const { k, p, prev, target } = ctx;
+  const { k, p, prev, target, thisCpu } = ctx;
+  // Every idle_cpu() of another CPU is a line of its rq the waker pays for (lines.ts).
+  const st = wakeState(k);
+  const lines = st.lines;
+  lines.charge(thisCpu, target, LINE.IDLE);
   if (idleCpu(k, target)) return target;
   // If the previous cpu is cache affine and idle, don't be stupid.
-  if (prev !== target && cpusShareCache(k, prev, target) && idleCpu(k, prev)) return prev;
+  if (prev !== target && cpusShareCache(k, prev, target)) {
+    lines.charge(thisCpu, prev, LINE.IDLE);
+    if (idleCpu(k, prev)) return prev;
+  }
   // Otherwise, iterate the domains and find an eligible idle cpu: a completely idle group at a
   // higher domain is preferred over an idle CPU at a lower one (SMT siblings contend).
-  const st = wakeState(k);
   for (let sd: SchedDomain | null = k.domains.sdLlc[target]; sd; sd = sd.child) {
     for (const sg of sd.groups) {
       if (!intersectsAllowed(sg.cpus, p)) continue;
       let allIdle = true;
       for (const i of sg.cpus) {
+        if (i !== target) lines.charge(thisCpu, i, LINE.IDLE);
         if (i === target || !idleCpu(k, i)) {
           allIdle = false;
           break;
@@ -131,6 +144,7 @@ export function selectIdleSibling48(ctx: SelectIdleSiblingCtx): number {
 export function selectTaskRqFair48(ctx: SelectTaskRqCtx): number {
   const { k, p, prevCpu, wakeFlags } = ctx;
   const st = wakeState(k);
+  st.lines.begin();
   const cpu = ctx.wakerCpu >= 0 ? ctx.wakerCpu : prevCpu;
   const sdFlag = sdFlagOf(wakeFlags);
   const sync = (wakeFlags & WF_SYNC) !== 0;

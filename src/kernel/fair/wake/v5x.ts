@@ -18,7 +18,11 @@
 //
 // Modelling choices (simplified, with the kernel's inputs):
 // - A scan's cost (cpu_clock() delta in the kernel) is one cache-line transfer per runqueue
-//   looked at, at the machine's cacheLineNs for the distance (not charged to the waker).
+//   looked at, at the machine's cacheLineNs for the distance, charged to the waker as it goes
+//   (so its clock, which idle_cpu()'s windows read, moves on during the walk); the same time
+//   feeds avg_scan_cost where the era measures it. select_idle_core's walk of a core's siblings,
+//   and the idle_cpu() / cpu_load() reads of target, prev and recent_used_cpu in wake_affine and
+//   select_idle_sibling, charge the waker the same way (lines.ts).
 // - 5.19 SIS_PROP: rq->wake_avg_idle / wake_stamp are kept per CPU here; the reset the kernel
 //   does in ttwu_do_wakeup (avg_idle / 2, wake_stamp = jiffies) happens when a scan first sees
 //   a new idle period of the CPU, with wake_stamp = the jiffy the CPU went idle.
@@ -63,6 +67,7 @@ import { findIdlestCpu5x } from "./find_idlest";
 import { cpuUtilCfs, taskUtilEst } from "../util_est";
 import { clusterGroupCpus, cpusShareResources, scanCluster } from "./cluster";
 import { asymFitsCpu, selectIdleCapacity, syncTaskUtil, wakeCap } from "./capacity";
+import { LINE, type WakerLines, wakerLines } from "./lines";
 import { currIsIdleTask } from "../../core/idle_cpu";
 
 const INT_MAX = 0x7fffffff;
@@ -70,20 +75,33 @@ const INT_MAX = 0x7fffffff;
 /** The select_idle_sibling/select_idle_cpu of v5.19 (the changes since 5.6 taken together). */
 const isLate = (k: SchedCore): boolean => k.features.SIS_SINGLE_SCAN;
 
+/**
+ * available_idle_cpu(cpu) || sched_idle_cpu(cpu) as the waker on `thisCpu` reads it: the line of
+ * cpu's runqueue that holds curr and nr_running is charged to the waker first (lines.ts).
+ */
+function readIdle(k: SchedCore, lines: WakerLines, thisCpu: number, cpu: number): boolean {
+  lines.charge(thisCpu, cpu, LINE.IDLE);
+  return idleOrSchedIdle(k, cpu);
+}
+
 /** wake_affine_idle: -1 stands for nr_cpumask_bits (no opinion). */
 export function wakeAffineIdle(
   k: SchedCore,
   thisCpu: number,
   prevCpu: number,
   sync: boolean,
+  lines: WakerLines = wakerLines(k),
 ): number {
   // If this_cpu is idle, the wakeup comes from an interrupt: only move if the cache is shared,
   // and an idle cache-affine prev is kept.
-  if (idleCpu(k, thisCpu) && cpusShareCache(k, thisCpu, prevCpu))
+  if (idleCpu(k, thisCpu) && cpusShareCache(k, thisCpu, prevCpu)) {
+    lines.charge(thisCpu, prevCpu, LINE.IDLE);
     return idleCpu(k, prevCpu) ? prevCpu : thisCpu;
+  }
   if (sync && k.rqs[thisCpu].nrRunning === 1) return thisCpu;
-  if (isLate(k) && idleCpu(k, prevCpu)) return prevCpu;
-  return -1;
+  if (!isLate(k)) return -1;
+  lines.charge(thisCpu, prevCpu, LINE.IDLE);
+  return idleCpu(k, prevCpu) ? prevCpu : -1;
 }
 
 /**
@@ -98,6 +116,7 @@ export function wakeAffineWeight(
   thisCpu: number,
   prevCpu: number,
   sync: boolean,
+  lines: WakerLines = wakerLines(k),
 ): number {
   let thisEffLoad = k.rqs[thisCpu].cfs.avg.loadAvg;
   if (sync) {
@@ -110,6 +129,7 @@ export function wakeAffineWeight(
   thisEffLoad += taskLoad;
   if (k.features.WA_BIAS) thisEffLoad *= 100;
   thisEffLoad *= k.rqs[prevCpu].cpuCapacity;
+  lines.charge(thisCpu, prevCpu, LINE.CFS_AVG); // cpu_load(cpu_rq(prev_cpu)); capacity_of is rarely written
   let prevEffLoad = k.rqs[prevCpu].cfs.avg.loadAvg - taskLoad;
   if (k.features.WA_BIAS) prevEffLoad *= 100 + Math.floor((sd.imbalancePct - 100) / 2);
   prevEffLoad *= k.rqs[thisCpu].cpuCapacity;
@@ -121,10 +141,11 @@ export function wakeAffineWeight(
 /** wake_affine (4.15+): WA_IDLE, then WA_WEIGHT; prev_cpu when neither picks a CPU. */
 export function wakeAffine5x(ctx: WakeAffineCtx): number {
   const { k, p, sd, thisCpu, prevCpu, sync } = ctx;
+  const lines = wakerLines(k);
   let target = -1;
-  if (k.features.WA_IDLE) target = wakeAffineIdle(k, thisCpu, prevCpu, sync);
+  if (k.features.WA_IDLE) target = wakeAffineIdle(k, thisCpu, prevCpu, sync, lines);
   if (k.features.WA_WEIGHT && target === -1)
-    target = wakeAffineWeight(k, sd, p, thisCpu, prevCpu, sync);
+    target = wakeAffineWeight(k, sd, p, thisCpu, prevCpu, sync, lines);
   return target === -1 ? prevCpu : target;
 }
 
@@ -182,6 +203,7 @@ function selectIdleCore56(
   const span = sd.span;
   const n = span.length;
   const gen = st.nextGen();
+  const level = st.scanRow;
   let idx = st.llcPos[target]; // sd is target's sd_llc
   for (let j = 0; j < n; j++, idx++) {
     if (idx === n) idx = 0;
@@ -190,6 +212,7 @@ function selectIdleCore56(
     const m = st.smtMask[core];
     let idle = true;
     for (let i = 0; i < m.length; i++) {
+      k.chargeNs += st.lineNs[level[m[i]]]; // the waker reads the sibling's idle state
       if (st.idle[m[i]] === 0 || !currIsIdleTask(k, m[i])) {
         idle = false;
         break;
@@ -267,8 +290,9 @@ function selectIdleCpu(
   const schedIdle = schedIdlePolicyUsed();
   if (!hasIdleCore) {
     // The kernel's walk, CPU by CPU (its length is the kernel's: nr or the first idle CPU); a
-    // step reads the waker's share-level row and the idle bytes, not the rq.
-    const level = st.levelRow(thisCpu);
+    // step reads the waker's share-level row and the idle bytes, not the rq. Each step's line is
+    // charged to the waker as it reads it.
+    const level = st.scanRow;
     const lineNs = st.lineNs;
     for (let j = 0; j < n; j++, idx++) {
       if (idx === n) idx = 0;
@@ -279,7 +303,9 @@ function selectIdleCpu(
         sis.failed++;
         return -1; // !--nr (5.x), --nr <= 0 (6.x): nr only steps down by one
       }
-      time += lineNs[level[cpu]];
+      const l = lineNs[level[cpu]];
+      time += l;
+      k.chargeNs += l;
       // available_idle_cpu || sched_idle_cpu (false everywhere while no task has SCHED_IDLE)
       if ((idleB[cpu] === 1 && currIsIdleTask(k, cpu)) || (schedIdle && schedIdleCpu(rqs[cpu]))) {
         idleCpuFound = cpu;
@@ -321,12 +347,13 @@ function selectIdleSmt(
   p: Task,
   cpu: number,
   skipSelf: boolean,
+  thisCpu: number,
 ): number {
   const m = st.smtMask[cpu];
   for (let i = 0; i < m.length; i++) {
     const c = m[i];
     if ((skipSelf && c === cpu) || !p.cpusAllowed[c]) continue;
-    if (idleOrSchedIdle(k, c)) return st.noteSis("idle_smt", c);
+    if (readIdle(k, st.lines, thisCpu, c)) return st.noteSis("idle_smt", c);
   }
   return -1;
 }
@@ -336,6 +363,7 @@ export function selectIdleSibling5x(ctx: SelectIdleSiblingCtx): number {
   const { k, p, prev, target, thisCpu } = ctx;
   const st = wakeState(k);
   const late = st.late519;
+  st.scanRow = st.levelRow(thisCpu); // the waker's distance to each CPU the scans look at
   // 5.7+ on asymmetric systems: each candidate must also fit p's utilization (capacity.ts).
   const asym = st.asymWakeup57 && k.domains.asymCpucapacity;
   let util = 0;
@@ -343,7 +371,8 @@ export function selectIdleSibling5x(ctx: SelectIdleSiblingCtx): number {
     syncTaskUtil(k, p);
     util = taskUtilEst(p);
   }
-  if (idleOrSchedIdle(k, target) && (!asym || asymFitsCpu(k, util, target))) return target;
+  const lines = st.lines;
+  if (readIdle(k, lines, thisCpu, target) && (!asym || asymFitsCpu(k, util, target))) return target;
   // If the previous CPU is cache affine and idle, don't be stupid (6.8+ with clusters: only in
   // target's cluster; an idle prev elsewhere in the LLC waits for the scan to find nothing).
   const clusters = k.domains.clusterActive;
@@ -351,7 +380,7 @@ export function selectIdleSibling5x(ctx: SelectIdleSiblingCtx): number {
   if (
     prev !== target &&
     cpusShareCache(k, prev, target) &&
-    idleOrSchedIdle(k, prev) &&
+    readIdle(k, lines, thisCpu, prev) &&
     (!asym || asymFitsCpu(k, util, prev))
   ) {
     if (!clusters || cpusShareResources(k, prev, target)) return prev;
@@ -368,7 +397,7 @@ export function selectIdleSibling5x(ctx: SelectIdleSiblingCtx): number {
     recent !== prev &&
     recent !== target &&
     cpusShareCache(k, recent, target) &&
-    idleOrSchedIdle(k, recent) &&
+    readIdle(k, lines, thisCpu, recent) &&
     p.cpusAllowed[late && !st.recentMaskFixed ? prev : recent] &&
     (!asym || asymFitsCpu(k, util, recent))
   ) {
@@ -393,7 +422,7 @@ export function selectIdleSibling5x(ctx: SelectIdleSiblingCtx): number {
     i = selectIdleCpu(k, st, p, sd, false, target, thisCpu);
     if (i >= 0) return i;
     if (st.smtActive) {
-      i = selectIdleSmt(k, st, p, target, false);
+      i = selectIdleSmt(k, st, p, target, false, thisCpu);
       if (i >= 0) return i;
     }
     return target;
@@ -402,7 +431,7 @@ export function selectIdleSibling5x(ctx: SelectIdleSiblingCtx): number {
   if (st.smtActive) {
     hasIdleCore = st.hasIdleCores[k.domains.sdLlcId[target]] === 1;
     if (!hasIdleCore && cpusShareCache(k, prev, target)) {
-      i = selectIdleSmt(k, st, p, prev, true);
+      i = selectIdleSmt(k, st, p, prev, true, thisCpu);
       if (i >= 0) return i;
     }
   }
@@ -418,6 +447,7 @@ export function selectIdleSibling5x(ctx: SelectIdleSiblingCtx): number {
 export function selectTaskRqFair5x(ctx: SelectTaskRqCtx): number {
   const { k, p, prevCpu, wakeFlags } = ctx;
   const st = wakeState(k);
+  st.lines.begin();
   const cpu = ctx.wakerCpu >= 0 ? ctx.wakerCpu : prevCpu;
   const sdFlag = sdFlagOf(wakeFlags);
   const wake = sdFlag === SD_BALANCE_WAKE;
