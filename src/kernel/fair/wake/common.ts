@@ -14,7 +14,7 @@ import type { DomainTree } from "../../topology/sched_domain";
 import { SHARE_LEVELS } from "../../../machine/types";
 import { bump } from "../../counters";
 import type { HookTypes } from "../../hooks";
-import { currIsIdleTask } from "../../core/idle_cpu";
+import { seenIdle, seenIdleByte } from "../../core/idle_cpu";
 
 // Wake flags as ttwu.ts defines them (duplicated to keep this module free of an import cycle).
 
@@ -97,14 +97,16 @@ export function currentOn(k: SchedCore, cpu: number): Task | null {
 }
 
 /**
- * idle_cpu(cpu). 2.6.29: the idle task is current. 3.0+: also nothing queued and no pending
- * wakelist entry (llist_empty(&rq->wake_list), rq->ttwu_pending from 5.8): a CPU the waker has
- * just queued a wakee on is not idle, so a second wakeup does not stack on it.
+ * idle_cpu(cpu) as the wakeup path reads it, without the target's lock. 2.6.29: the idle task is
+ * current. 3.2+: also nothing queued and no pending wakelist entry (llist_empty(&rq->wake_list),
+ * rq->ttwu_pending from 5.8): a CPU the waker has just queued a wakee on is not idle, so a second
+ * wakeup does not stack on it, once that enqueue or store is visible to the reader.
  */
 export function idleCpu(k: SchedCore, cpu: number): boolean {
-  // Rq.isIdle: the same rule, with rq->curr the idle task only once __schedule's pick is done
-  // (core/idle_cpu.ts) and the queued/pending tests from the era's trait.
-  return k.rqs[cpu].isIdle();
+  // Rq.isIdle: the same rule, with rq->curr the idle task only once __schedule's pick is done,
+  // the queued/pending tests from the era's trait, and a claimed CPU seen idle until the claim
+  // is visible at the reader's clock (core/idle_cpu.ts).
+  return seenIdle(k, cpu);
 }
 
 /**
@@ -125,7 +127,7 @@ export function selectIdleCore(
   let idle = true;
   for (let i = 0; i < m.length; i++) {
     const c = m[i];
-    if (idleB[c] === 0 || !currIsIdleTask(k, c)) {
+    if (!seenIdleByte(k, idleB[c], c)) {
       idle = false;
       if (st.idleCpuSeen === -1) {
         if (schedIdle && schedIdleCpu(k.rqs[c]) && allowed[c]) {

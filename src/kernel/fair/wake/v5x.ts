@@ -64,7 +64,7 @@ import { findIdlestCpu5x } from "./find_idlest";
 import { cpuUtilCfs, taskUtilEst } from "../util_est";
 import { clusterGroupCpus, cpusShareResources, scanCluster } from "./cluster";
 import { asymFitsCpu, selectIdleCapacity, syncTaskUtil, wakeCap } from "./capacity";
-import { currIsIdleTask } from "../../core/idle_cpu";
+import { seenIdleByte, seenNrRunning } from "../../core/idle_cpu";
 
 const atLeast519 = eraAtLeastFn("5.19");
 
@@ -84,7 +84,7 @@ export function wakeAffineIdle(
   // and an idle cache-affine prev is kept.
   if (idleCpu(k, thisCpu) && cpusShareCache(k, thisCpu, prevCpu))
     return idleCpu(k, prevCpu) ? prevCpu : thisCpu;
-  if (sync && k.rqs[thisCpu].nrRunning === 1) return thisCpu;
+  if (sync && seenNrRunning(k, k.rqs[thisCpu]) === 1) return thisCpu;
   if (isLate(k) && idleCpu(k, prevCpu)) return prevCpu;
   return -1;
 }
@@ -193,7 +193,7 @@ function selectIdleCore56(
     const m = st.smtMask[core];
     let idle = true;
     for (let i = 0; i < m.length; i++) {
-      if (st.idle[m[i]] === 0 || !currIsIdleTask(k, m[i])) {
+      if (!seenIdleByte(k, st.idle[m[i]], m[i])) {
         idle = false;
         break;
       }
@@ -269,7 +269,7 @@ function selectIdleCpu(
       if (--nr <= 0) return -1; // !--nr (5.x), --nr <= 0 (6.x): nr only steps down by one
       time += lineNs[level[cpu]];
       // available_idle_cpu || sched_idle_cpu (false everywhere while no task has SCHED_IDLE)
-      if ((idleB[cpu] === 1 && currIsIdleTask(k, cpu)) || (schedIdle && schedIdleCpu(rqs[cpu]))) {
+      if (seenIdleByte(k, idleB[cpu], cpu) || (schedIdle && schedIdleCpu(rqs[cpu]))) {
         idleCpuFound = cpu;
         break;
       }
