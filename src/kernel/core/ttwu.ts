@@ -68,6 +68,30 @@ defineHook(
   (era: Era) => (eraAtLeast(era, "6.0") ? ttwuQueueCond60 : ttwuQueueCond519),
 );
 
+/**
+ * Where record_wakee(p) runs, if at all: v3.12 added it (62470419e993, "sched: Implement smarter
+ * wake-affine logic") in task_waking_fair, which try_to_wake_up calls for every fair wakee it
+ * takes off a sleep ("task_waking", 3.19); v4.8 moved it into select_task_rq_fair's wakeup branch
+ * ("sched/core: Kill sched_class::task_waking to clean up the migration logic", with 2f950354e6d5
+ * "sched/fair: Fix fairness issue on migration"), which select_task_rq calls only for a task
+ * that may run on more than one CPU, and which v5.8's on_cpu wakelist skips ("select"). 2.6.29
+ * has none.
+ */
+function recordWakeeSite(era: Era): "none" | "task_waking" | "select" {
+  if (ERA_TRAITS[era].family === "2.6") return "none";
+  return eraAtLeast(era, "4.8") ? "select" : "task_waking";
+}
+
+/**
+ * `current` on the waking CPU, whom record_wakee charges: the waking task, or for a wakeup from
+ * an interrupt (an hrtimer's expiry, no waker task) whatever task the interrupt found running
+ * there (null: the idle task, whose flips the model does not keep, or no CPU context).
+ */
+function wakeCurrent(k: SchedCore, wakerCpu: number, waker: Task | null): Task | null {
+  if (waker) return waker;
+  return wakerCpu >= 0 ? k.rqs[wakerCpu].curr : null;
+}
+
 /** record_wakee: count how often the waker switches wakees (wake_wide's input). */
 function recordWakee(k: SchedCore, waker: Task, p: Task): void {
   if (k.now > waker.wakeeFlipDecayTs + 1_000_000_000) {
@@ -182,7 +206,10 @@ export function tryToWakeUp(
   // v5.8+: the selection half is charged where select_task_rq runs (the on_cpu wakelist skips it).
   if (!v58) k.chargeNs += k.machine.costs.wakeupNs;
   p.stats.wakeups++;
-  if (waker) recordWakee(k, waker, p);
+  const site = recordWakeeSite(k.era);
+  const current =
+    site === "none" || p.schedClass !== "fair" ? null : wakeCurrent(k, wakerCpu, waker);
+  if (current && site === "task_waking") recordWakee(k, current, p);
   if (k.trace) {
     k.trace.push({
       type: "sched_waking",
@@ -215,6 +242,8 @@ export function tryToWakeUp(
     p.state = TASK_RUNNING; // TASK_WAKING: nobody else may wake it now
   }
   if (v58) k.chargeNs += k.machine.costs.wakeupNs - activateShareNs(k);
+  // select_task_rq -> select_task_rq_fair: record_wakee(p) first (4.8+), for a task it places
+  if (current && site === "select" && p.nrCpusAllowed > 1) recordWakee(k, current, p);
   const cpu = selectTaskRq(k, p, p.cpu, wakeFlags | WF_TTWU, wakerCpu);
   if (cpu !== p.cpu) {
     wakeFlags |= WF_MIGRATED;
