@@ -226,9 +226,13 @@ export class WakeState {
   smtActive = false;
   /** sd_llc_shared->has_idle_cores, indexed by sd_llc_id. */
   readonly hasIdleCores: Uint8Array;
-  /** sd_llc_shared->nr_idle_scan (SIS_UTIL), indexed by sd_llc_id, and when it was computed. */
+  /**
+   * sd_llc_shared->nr_idle_scan (SIS_UTIL), indexed by sd_llc_id, as the last periodic or idle
+   * balance of the LLC wrote it (v5x.ts updateIdleCpuScan). Choice: it starts at the LLC's weight,
+   * the value an idle LLC's balance leaves (the kernel's kzalloc'd 0 lasts only until the first
+   * balance after boot, long before a workload starts).
+   */
   readonly nrIdleScan: Int32Array;
-  readonly nrIdleScanAt: Float64Array;
   /** this_sd->avg_scan_cost (ns) of each CPU's sd_llc instance. */
   readonly avgScanCost: Float64Array;
   /** p->recent_used_cpu by pid (-1: never set). */
@@ -278,7 +282,6 @@ export class WakeState {
     this.domains = k.domains;
     this.hasIdleCores = new Uint8Array(this.n);
     this.nrIdleScan = new Int32Array(this.n);
-    this.nrIdleScanAt = new Float64Array(this.n).fill(-Infinity);
     this.avgScanCost = new Float64Array(this.n);
     this.seen = new Uint32Array(this.n);
     this.llcPos = new Int32Array(this.n);
@@ -333,7 +336,10 @@ export class WakeState {
     for (const cpu of this.domains.online) {
       if (this.coreIdle(cpu)) this.hasIdleCores[this.domains.sdLlcId[cpu]] = 1;
     }
-    this.nrIdleScanAt.fill(-Infinity);
+    for (let cpu = 0; cpu < this.n; cpu++) {
+      const llc = this.domains.sdLlc[cpu];
+      if (llc) this.nrIdleScan[this.domains.sdLlcId[cpu]] = llc.spanWeight;
+    }
   }
 
   /**

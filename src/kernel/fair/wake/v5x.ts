@@ -61,7 +61,7 @@ import {
   type WakeState,
 } from "./common";
 import { findIdlestCpu5x } from "./find_idlest";
-import { cpuUtilCfs, taskUtilEst } from "../util_est";
+import { taskUtilEst } from "../util_est";
 import { clusterGroupCpus, cpusShareResources, scanCluster } from "./cluster";
 import { asymFitsCpu, selectIdleCapacity, syncTaskUtil, wakeCap } from "./capacity";
 import { seenIdleByte, seenNrRunning } from "../../core/idle_cpu";
@@ -148,27 +148,31 @@ function wakeAvgIdle(k: SchedCore, cpu: number): number {
   return rq.wakeAvgIdle;
 }
 
-/** sd_llc_shared->nr_idle_scan (SIS_UTIL): update_idle_cpu_scan's formula over target's LLC. */
-function nrIdleScan(k: SchedCore, st: WakeState, llc: SchedDomain, llcId: number): number {
-  const period = llc.balanceInterval * 1e6;
-  if (k.now - st.nrIdleScanAt[llcId] < period) return st.nrIdleScan[llcId];
-  let sumUtil = 0;
-  for (const i of llc.span) {
-    const rq = k.rqs[i];
-    sumUtil += cpuUtilCfs(k, rq); // sgs->group_util: cpu_util_cfs, util_est included
-  }
+/**
+ * update_idle_cpu_scan (v6.0+, 70fb5ccf2ebb "sched/fair: Introduce SIS_UTIL to search idle CPU
+ * based on sum of util_avg", Chen Yu): called at the end of update_sd_lb_stats with the sum of the
+ * groups' group_util (cpu_util_cfs, util_est included), it returns early for SIS_UTIL off, a
+ * CPU_NEWLY_IDLE pass, or a domain that is not dst_cpu's LLC, and otherwise writes
+ * sd_llc_shared->nr_idle_scan = llc_weight * (1 - x^2 * pct^2 / (10000 * 1024) / 1024), x =
+ * sum_util / llc_weight. So a wakeup reads what the last periodic or idle balance of that LLC left,
+ * not the LLC's utilization at the wakeup; balance.ts passes this as env.updateIdleCpuScan.
+ */
+export function updateIdleCpuScan(
+  k: SchedCore,
+  llc: SchedDomain,
+  dstCpu: number,
+  sumUtil: number,
+): void {
+  const st = wakeState(k);
   const llcWeight = llc.spanWeight;
   const pct = llc.imbalancePct;
-  // y = SCHED_CAPACITY_SCALE - x'^2 * pct^2 / (10000 * SCHED_CAPACITY_SCALE), x' = sum_util / llc_weight
   const x = Math.floor(sumUtil / llcWeight);
   const tmp = Math.min(
     Math.floor((x * x * pct * pct) / (10000 * SCHED_CAPACITY_SCALE)),
     SCHED_CAPACITY_SCALE,
   );
   const y = Math.floor(((SCHED_CAPACITY_SCALE - tmp) * llcWeight) / SCHED_CAPACITY_SCALE);
-  st.nrIdleScan[llcId] = y;
-  st.nrIdleScanAt[llcId] = k.now;
-  return y;
+  st.nrIdleScan[k.domains.sdLlcId[dstCpu]] = y;
 }
 
 /** 5.6 select_idle_core: the first whole-idle SMT core of the LLC, wrapping from target. */
@@ -233,7 +237,7 @@ function selectIdleCpu(
   }
   if (late && k.features.SIS_UTIL) {
     // Incremented because !--nr is the condition to stop the scan.
-    nr = nrIdleScan(k, st, sd, k.domains.sdLlcId[target]) + 1;
+    nr = st.nrIdleScan[k.domains.sdLlcId[target]] + 1; // READ_ONCE(sd_share->nr_idle_scan) + 1
     // An overloaded LLC is unlikely to have an idle cpu/core.
     if (nr === 1) return -1;
   }
