@@ -294,8 +294,11 @@ export class FairClass implements SchedClass {
     const cfs = rq.cfs;
     const now = rqClockPeltOf(this.k, rq);
     const scaleCpu = peltScaleCpu(this.k, rq);
-    // v4.8 computes the util from the cfs_rq as last updated, then updates and attaches
-    if (!form.attachNew) form.updateCfsRq(now, cfs, scaleCpu);
+    // The util comes from cfs_rq->avg.util_avg as last stored: post_init_entity_util_avg reads it
+    // before any update in every era (v4.8 to v6.19 fair.c; wake_up_new_task has only
+    // update_rq_clock before it). Then 4.8 and 5.x update and attach (attach_entity_cfs_rq), and
+    // from v6.1 the enqueue does (d6531ab6e501 "sched/fair: Move task sched_avg attach to
+    // enqueue_task_fair()"); the model's 5.x form attaches at that enqueue in both cases.
     const sa = p.se.avg;
     const cap = Math.floor((rq.cpuCapacityOrig - cfs.avg.utilAvg) / 2);
     if (cap > 0) {
