@@ -468,6 +468,8 @@ export class Rq {
   busyVisibleAt = 0;
   /** Start of that window: 0, or before v6.2 sched_ttwu_pending's early clear of ttwu_pending. */
   busyHiddenFrom = 0;
+  /** The CPU whose write opened the window (-1: no CPU context): it sees its own write. */
+  busyWriter = -1;
   /**
    * What a reader inside that window still sees (written when it opens): rq->idle_stamp (not yet
    * cleared by ttwu_do_wakeup) and the cfs_rq's load, util, runnable and util_est averages from

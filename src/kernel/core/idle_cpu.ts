@@ -71,16 +71,24 @@ export function busyVisibleNow(k: SchedCore, rq: Rq, wasIdle: boolean, from = 0)
     if (!k.features.VISIBILITY_WINDOWS) return;
     rq.busyHiddenFrom = from;
     rq.busyVisibleAt = t;
+    rq.busyWriter = k.thisCpu;
   } else if (rq.busyVisibleAt > t) rq.busyVisibleAt = t;
 }
 
 /**
  * An unlocked reader at this context's clock sees rq as idle although the model's rq already
- * holds a wakee: its clock is inside rq's window, and the idle task was current by then.
+ * holds a wakee: its clock is inside rq's window, the idle task was current by then, and it runs
+ * on another CPU than the writer (a CPU sees its own stores in program order; two events of one
+ * CPU at the same instant, such as two hrtimers expiring together, each start at the instant).
  */
 export function inIdleWindow(k: SchedCore, rq: Rq): boolean {
   const t = k.now + k.chargeNs;
-  return t < rq.busyVisibleAt && t >= rq.busyHiddenFrom && t >= rq.currIdleAt;
+  return (
+    t < rq.busyVisibleAt &&
+    t >= rq.busyHiddenFrom &&
+    t >= rq.currIdleAt &&
+    k.thisCpu !== rq.busyWriter
+  );
 }
 
 /**
