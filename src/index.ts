@@ -6,6 +6,7 @@ import { mix } from "./workload/mix";
 import { schbench as schbenchFactory } from "./workload/schbench";
 import { oltpRtMix as oltpRtMixFactory } from "./workload/oltp_rt_mix";
 import { sysbenchCpu } from "./workload/sysbench_cpu";
+import { threadBurst } from "./workload/thread_burst";
 import { perfBenchPipe } from "./workload/perf_bench_pipe";
 import { stressCpu } from "./workload/stress_cpu";
 import { rtApp } from "./workload/rt_app";
@@ -209,6 +210,8 @@ export const workload = {
   unixbenchContext1,
   /** `perf bench sched messaging` (hackbench): groups of senders and receivers over sockets or pipes; `.format()` prints perf's report. */
   hackbench,
+  /** CPU-bound threads created and then released together: where the wakeups put them, and how long until each has a CPU. */
+  threadBurst,
 };
 
 /** The published patches, as data. */
@@ -366,6 +369,7 @@ export {
   type SysbenchCpuParams,
   type BenchmarkWorkload,
 } from "./workload/sysbench_cpu";
+export type { ThreadBurstParams } from "./workload/thread_burst";
 export {
   formatPerfBenchPipe,
   type PerfBenchPipeParams,
