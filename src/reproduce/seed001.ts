@@ -21,6 +21,9 @@ export const SEED001_METRICS = [
   "wakelist_wakeups_per_s",
   "ipis_per_s",
   "remote_rq_lock_waits_per_s",
+  "local_wakeup_share",
+  "rq_lock_spin_share",
+  "idle_share",
 ] as const;
 /**
  * Model shortening (stated in the notes): passes of 1 ms instead of UnixBench's 10 s, so that
@@ -29,11 +32,14 @@ export const SEED001_METRICS = [
 export const SEED001_PASS_SECONDS = 0.001;
 const COPIES = 104;
 
-/** The experiment: x86-104t at 5.19, context1 with 104 copies, the three variants. */
-export function seed001Experiment(passSeconds = SEED001_PASS_SECONDS) {
+/**
+ * The experiment: x86-104t at 5.19, context1 with 104 copies (or `copies`, for the 52- and
+ * 78-copy points the notebook and 001.md report), the three variants.
+ */
+export function seed001Experiment(passSeconds = SEED001_PASS_SECONDS, copies = COPIES) {
   return topology("x86-104t")
     .era("5.19")
-    .workload(unixbenchContext1({ copies: COPIES, passes: 10, passSeconds }))
+    .workload(unixbenchContext1({ copies, passes: 10, passSeconds }))
     .variants({
       old: [],
       patch1: [wakelistPatch1],
@@ -42,8 +48,8 @@ export function seed001Experiment(passSeconds = SEED001_PASS_SECONDS) {
 }
 
 /** Run length of `passes` passes of `passSeconds` after the copies' staggered start. */
-export function seed001Duration(passSeconds: number, passes = 10): number {
-  const w = unixbenchContext1({ copies: COPIES, passes, passSeconds });
+export function seed001Duration(passSeconds: number, passes = 10, copies = COPIES): number {
+  const w = unixbenchContext1({ copies, passes, passSeconds });
   return w.defaultDurationNs / 1e9;
 }
 
