@@ -22,9 +22,11 @@
 // - 5.19 SIS_PROP: rq->wake_avg_idle / wake_stamp are kept per CPU here; the reset the kernel
 //   does in ttwu_do_wakeup (avg_idle / 2, wake_stamp = jiffies) happens when a scan first sees
 //   a new idle period of the CPU, with wake_stamp = the jiffy the CPU went idle.
-// - 6.19 SIS_UTIL: nr_idle_scan is computed as update_idle_cpu_scan does (sum of cpu_util over
-//   the LLC, imbalance_pct of sd_llc), refreshed at most once per sd_llc balance_interval when a
-//   wakeup needs it rather than from the periodic load balance.
+// - 6.6/6.19 SIS_UTIL: nr_idle_scan is what update_idle_cpu_scan last wrote at the end of a
+//   periodic or idle balance pass of the LLC domain (sum of the groups' group_util, imbalance_pct
+//   of sd_llc; updateIdleCpuScan below, called through the balancer's env).
+// - Idle tests read another CPU as an unlocked reader at the waker's clock: a CPU another waker
+//   has claimed looks idle until the claim is visible (core/idle_cpu.ts).
 // - has_idle_cores is set as a CPU goes idle with every SMT sibling idle and cleared by a scan
 //   that finds no idle core, as in the kernel (see WakeState).
 // - Clusters (6.8+, sched_cluster_active): the cluster pass of select_idle_cpu and the deferred
