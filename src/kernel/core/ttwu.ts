@@ -79,8 +79,9 @@ defineHook(
  */
 function recordWakeeSite(era: Era): "none" | "task_waking" | "select" {
   if (ERA_TRAITS[era].family === "2.6") return "none";
-  return eraAtLeast(era, "4.8") ? "select" : "task_waking";
+  return atLeast48(era) ? "select" : "task_waking";
 }
+const atLeast48 = eraAtLeastFn("4.8");
 
 /**
  * `current` on the waking CPU, whom record_wakee charges: the waking task, or for a wakeup from
