@@ -6,6 +6,7 @@ import { mix } from "./workload/mix";
 import { schbench as schbenchFactory } from "./workload/schbench";
 import { oltpRtMix as oltpRtMixFactory } from "./workload/oltp_rt_mix";
 import { sysbenchCpu } from "./workload/sysbench_cpu";
+import { threadBurst } from "./workload/thread_burst";
 import { perfBenchPipe } from "./workload/perf_bench_pipe";
 import { stressCpu } from "./workload/stress_cpu";
 import { rtApp } from "./workload/rt_app";
@@ -326,6 +327,8 @@ export const workload = {
    * `context_switches_per_s`, `wakeup_preemptions_per_s` (1/s).
    */
   hackbench: takingCpus("workload.hackbench", hackbench),
+  /** Threads created, then released together. Metrics: cpu_w<i>, cpus_at_release, max_stacked, spread_ms, migrations_after_release. */
+  threadBurst: takingCpus("workload.threadBurst", threadBurst),
 };
 
 /** The published patches, as data. */
@@ -506,6 +509,7 @@ export {
   type SysbenchCpuParams,
   type BenchmarkWorkload,
 } from "./workload/sysbench_cpu";
+export type { ThreadBurstParams } from "./workload/thread_burst";
 export {
   formatPerfBenchPipe,
   type PerfBenchPipeParams,

@@ -478,6 +478,10 @@ const KERNEL_FEATURES = {
     default: true,
     why: "ours: newly-idle balancing as a whole (idle_balance / newidle_balance)",
   },
+  VISIBILITY_WINDOWS: {
+    default: true,
+    why: "ours: a CPU a waker or forker has claimed keeps looking idle to other CPUs' unlocked reads (idle_cpu, nr_running) until the enqueue or the wakelist's ttwu_pending store is done, and before v6.2 again from sched_ttwu_pending's early clear of ttwu_pending to its enqueue; off, a claimed CPU stops looking idle at the event's instant (core/idle_cpu.ts)",
+  },
 } as const satisfies Record<string, FeatureDef>;
 
 /** The folded-in changes of features_folded.ts, each on from its release. */

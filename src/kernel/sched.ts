@@ -474,6 +474,25 @@ export class Rq {
   lockFreeAt = 0;
   /** When rq->curr became the idle task in the kernel: after __schedule's pick (core/idle_cpu.ts). */
   currIdleAt = 0;
+  /**
+   * When other CPUs see this CPU leave idle: its wakee's enqueue, or the wakelist's ttwu_pending
+   * store, is done. Unlocked readers before it see the CPU idle (core/idle_cpu.ts).
+   */
+  busyVisibleAt = 0;
+  /** Start of that window: 0, or before v6.2 sched_ttwu_pending's early clear of ttwu_pending. */
+  busyHiddenFrom = 0;
+  /** The CPU whose write opened the window (-1: no CPU context): it sees its own write. */
+  busyWriter = -1;
+  /**
+   * What a reader inside that window still sees (written when it opens): rq->idle_stamp (not yet
+   * cleared by ttwu_do_wakeup) and the cfs_rq's load, util, runnable and util_est averages from
+   * before the wakee's (or new task's) attach and enqueue.
+   */
+  seenIdleStamp = 0;
+  seenLoadAvg = 0;
+  seenUtilAvg = 0;
+  seenRunnableAvg = 0;
+  seenUtilEst = 0;
   /** `clock`: the kernel whose running context's time (now + chargeNs) idle_cpu() reads. */
   constructor(
     readonly cpu: number,

@@ -211,7 +211,7 @@ export interface SleepersParams {
  * ```
  * Prints:
  * ```text
- * 1620 cycles/s
+ * 1635 cycles/s
  * ```
  */
 export function sleepers(params: SleepersParams): Workload {

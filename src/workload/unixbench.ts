@@ -74,7 +74,10 @@ export function context1Index(lps: number): number {
  * UnixBench context1 with N copies. Metrics: `score` (the index of the combined passes),
  * `lps` (loops per second over all copies, combined as UnixBench does), `round_trip_us` (mean
  * per copy), and from the kernel's counters over the run: `wakelist_wakeups_per_s`,
- * `ipis_per_s`, `remote_rq_lock_waits_per_s`, `on_cpu_spins_per_s`. Series: `pass_lps`.
+ * `ipis_per_s`, `remote_rq_lock_waits_per_s`, `on_cpu_spins_per_s`; over the counted passes:
+ * `local_wakeup_share` (wakeups whose wakee is enqueued on the waking CPU), `rq_lock_spin_share`
+ * (time spent spinning for rq locks, all paths, over the CPUs' time) and `idle_share` (idle time
+ * over the CPUs' time). Series: `pass_lps`.
  *
  * @example
  * ```ts
@@ -123,8 +126,11 @@ export function unixbenchContext1(params: UnixbenchContext1Params): Workload {
       }
       const nPasses = Math.max(0, Math.min(passes, Math.floor((ctx.endNs - firstPassNs) / passNs)));
       let mark = 0;
+      const window = windowCounters(k);
+      let atFirst = window();
       ctx.at(firstPassNs, () => {
         mark = state.loops;
+        atFirst = window();
       });
       for (let i = 1; i <= nPasses; i++) {
         ctx.at(firstPassNs + i * passNs, () => {
@@ -141,6 +147,9 @@ export function unixbenchContext1(params: UnixbenchContext1Params): Workload {
             (c.wakePath.wakelist ?? 0) +
             (c.wakePath.wakelist_llc ?? 0) +
             (c.wakePath.wakelist_on_cpu ?? 0);
+          const end = window();
+          const cpuNs = (end.t - atFirst.t) * k.onlineCount();
+          const wakeups = end.wakeups - atFirst.wakeups;
           return {
             score: context1Index(lps),
             lps,
@@ -149,11 +158,36 @@ export function unixbenchContext1(params: UnixbenchContext1Params): Workload {
             ipis_per_s: (c.ipis.call_function_single ?? 0) / secs + (c.ipis.resched ?? 0) / secs,
             remote_rq_lock_waits_per_s: (c.other.ttwu_remote_lock_waits ?? 0) / secs,
             on_cpu_spins_per_s: (c.other.ttwu_on_cpu_spin ?? 0) / secs,
+            local_wakeup_share: wakeups > 0 ? (end.local - atFirst.local) / wakeups : 0,
+            rq_lock_spin_share: cpuNs > 0 ? (end.spinNs - atFirst.spinNs) / cpuNs : 0,
+            idle_share: cpuNs > 0 ? (end.idleNs - atFirst.idleNs) / cpuNs : 0,
           };
         },
         series: () => ({ pass_lps: passLps }),
       };
     },
+  };
+}
+
+/**
+ * The kernel's running totals at an instant, for figures over the counted passes: wakeups by
+ * path (wakePath: local = enqueued on the waking CPU), time spinning for rq locks (every path's
+ * waitNs) and idle time (closed periods plus the open ones up to now).
+ */
+function windowCounters(k: WorkloadContext["kernel"]) {
+  return () => {
+    const c = k.counters;
+    let wakeups = 0;
+    for (const v of Object.values(c.wakePath)) wakeups += v;
+    let spinNs = 0;
+    for (const s of Object.values(c.rqLock)) spinNs += s.waitNs;
+    let idleNs = 0;
+    for (const rq of k.rqs) {
+      if (!rq.online) continue;
+      idleNs += rq.idleNs;
+      if (rq.curr === null && rq.idleSince < k.now) idleNs += k.now - rq.idleSince;
+    }
+    return { t: k.now, wakeups, local: c.wakePath.local ?? 0, spinNs, idleNs };
   };
 }
 

@@ -28,7 +28,6 @@ test("SIS_UTIL (6.19): nr_idle_scan bounds the scan, is recorded per scan, and 0
   const st = wakeState(k);
   llc0BusyBut(k);
   st.nrIdleScan[0] = 3; // this period's nr_idle_scan of LLC 0
-  st.nrIdleScanAt[0] = k.now;
   assert.equal(sis(k, p, 1, 0), 0);
   // nr = 3 + 1: three CPUs read, the fourth ends the scan (!--nr) and is counted
   assert.deepEqual([c.calls, c.scanned, c.failed], [1, 4, 1]);

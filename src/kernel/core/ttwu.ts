@@ -22,7 +22,8 @@ import { EV_WAKE_ARRIVE } from "../sched";
 import { exitLatencyNs } from "./idle";
 import { ttwuAvgIdle } from "./avg_idle";
 import { defineHook } from "../hooks";
-import { type Era, ERA_TRAITS, eraAtLeast } from "../features";
+import { type Era, ERA_TRAITS, eraAtLeast, eraAtLeastFn } from "../features";
+import { busyVisibleNow, idleBeforeWrite, keepSeenState, seenNrRunning } from "./idle_cpu";
 
 /** Context of ttwu_queue_cond: wakelist or direct activation for a wakeup on `cpu`. */
 export interface TtwuQueueCondCtx {
@@ -49,7 +50,7 @@ function ttwuQueueCond519(ctx: TtwuQueueCondCtx): boolean {
   if (!k.rqs[cpu].online) return false;
   if (thisCpu < 0) return false;
   if (k.domains.sdLlcId[thisCpu] !== k.domains.sdLlcId[cpu]) return true;
-  return (wakeFlags & WF_ON_CPU) !== 0 && k.rqs[cpu].nrRunning <= 1;
+  return (wakeFlags & WF_ON_CPU) !== 0 && seenNrRunning(k, k.rqs[cpu]) <= 1;
 }
 
 /** ttwu_queue_cond since v6.0 (both seed 001 patches): also for an idle target in the same LLC. */
@@ -59,7 +60,7 @@ function ttwuQueueCond60(ctx: TtwuQueueCondCtx): boolean {
   if (thisCpu < 0) return false;
   if (k.domains.sdLlcId[thisCpu] !== k.domains.sdLlcId[cpu]) return true;
   if (cpu === thisCpu) return false;
-  return k.rqs[cpu].nrRunning === 0;
+  return seenNrRunning(k, k.rqs[cpu]) === 0; // !cpu_rq(cpu)->nr_running, read without its lock
 }
 
 defineHook(
@@ -67,6 +68,31 @@ defineHook(
   "ttwu_queue_cond: queue the wakee on the target CPU's wakelist instead of locking its rq",
   (era: Era) => (eraAtLeast(era, "6.0") ? ttwuQueueCond60 : ttwuQueueCond519),
 );
+
+/**
+ * Where record_wakee(p) runs, if at all: v3.12 added it (62470419e993, "sched: Implement smarter
+ * wake-affine logic") in task_waking_fair, which try_to_wake_up calls for every fair wakee it
+ * takes off a sleep ("task_waking", 3.19); v4.8 moved it into select_task_rq_fair's wakeup branch
+ * ("sched/core: Kill sched_class::task_waking to clean up the migration logic", with 2f950354e6d5
+ * "sched/fair: Fix fairness issue on migration"), which select_task_rq calls only for a task
+ * that may run on more than one CPU, and which v5.8's on_cpu wakelist skips ("select"). 2.6.29
+ * has none.
+ */
+function recordWakeeSite(era: Era): "none" | "task_waking" | "select" {
+  if (ERA_TRAITS[era].family === "2.6") return "none";
+  return atLeast48(era) ? "select" : "task_waking";
+}
+const atLeast48 = eraAtLeastFn("4.8");
+
+/**
+ * `current` on the waking CPU, whom record_wakee charges: the waking task, or for a wakeup from
+ * an interrupt (an hrtimer's expiry, no waker task) whatever task the interrupt found running
+ * there (null: the idle task, whose flips the model does not keep, or no CPU context).
+ */
+function wakeCurrent(k: SchedCore, wakerCpu: number, waker: Task | null): Task | null {
+  if (waker) return waker;
+  return wakerCpu >= 0 ? k.rqs[wakerCpu].curr : null;
+}
 
 /** record_wakee: count how often the waker switches wakees (wake_wide's input). */
 function recordWakee(k: SchedCore, waker: Task, p: Task): void {
@@ -146,7 +172,10 @@ export function tryToWakeUp(
   // v5.8+: the selection half is charged where select_task_rq runs (the on_cpu wakelist skips it).
   if (!v58) k.chargeNs += k.machine.costs.wakeupNs;
   p.stats.wakeups++;
-  if (waker) recordWakee(k, waker, p);
+  const site = recordWakeeSite(k.era);
+  const current =
+    site === "none" || p.schedClass !== "fair" ? null : wakeCurrent(k, wakerCpu, waker);
+  if (current && site === "task_waking") recordWakee(k, current, p);
   if (k.trace) {
     k.trace.push({
       type: "sched_waking",
@@ -179,6 +208,8 @@ export function tryToWakeUp(
     p.state = TASK_RUNNING; // TASK_WAKING: nobody else may wake it now
   }
   if (v58) k.chargeNs += k.machine.costs.wakeupNs - activateShareNs(k);
+  // select_task_rq -> select_task_rq_fair: record_wakee(p) first (4.8+), for a task it places
+  if (current && site === "select" && p.nrCpusAllowed > 1) recordWakee(k, current, p);
   const cpu = selectTaskRq(k, p, p.cpu, wakeFlags | WF_TTWU, wakerCpu);
   if (cpu !== p.cpu) {
     wakeFlags |= WF_MIGRATED;
@@ -242,8 +273,10 @@ function ttwuQueueWakelist(
   bump(k.counters.wakePath, onCpu ? "wakelist_on_cpu" : sameLlc ? "wakelist_llc" : "wakelist");
   // __ttwu_queue_wakelist: WRITE_ONCE(rq->ttwu_pending, 1); llist_add: the list head's line.
   k.chargeNs += k.cache.cacheLineNs(wakerCpu, cpu);
+  const wasIdle = idleBeforeWrite(rq);
   rq.wakeList.push(p);
   rq.ttwuPending = 1;
+  busyVisibleNow(k, rq, wasIdle); // idle_cpu() reads ttwu_pending: the CPU is claimed from here
   if (rq.wakeList.length !== 1) return true;
   const sent = k.now + k.chargeNs;
   const switching = rq.curr === null && sent < rq.switchDoneAt;
@@ -273,9 +306,11 @@ function ttwuQueue58(
   const rq = k.rqs[cpu];
   const local = cpu === wakerCpu;
   bump(k.counters.wakePath, local ? "local" : "remote");
-  // rq_lock; update_rq_clock; ttwu_do_activate (enqueue, check_preempt_curr) under it.
+  // rq_lock; update_rq_clock; ttwu_do_activate (enqueue, check_preempt_curr) under it. Other
+  // CPUs see the target idle until the enqueue is done, after any wait for its lock.
+  const wasIdle = idleBeforeWrite(rq);
   lockRq(k, rq, wakerCpu, local ? "ttwu_local" : "ttwu_remote");
-  ttwuDoActivate(k, rq, p, ENQUEUE_WAKEUP);
+  ttwuDoActivate(k, rq, p, ENQUEUE_WAKEUP, wasIdle);
   unlockRq(k, rq);
 }
 
@@ -285,16 +320,19 @@ function ttwuQueue(k: SchedCore, p: Task, cpu: number, wakeFlags: number, wakerC
     // __ttwu_queue_wakelist: llist_add; only the first entry of an empty list sends the IPI.
     bump(k.counters.wakePath, (wakeFlags & WF_ON_CPU) !== 0 ? "wakelist_on_cpu" : "wakelist");
     k.chargeNs += k.cache.cacheLineNs(wakerCpu, cpu);
+    const wasIdle = idleBeforeWrite(rq);
     rq.wakeList.push(p);
     rq.ttwuPending = 1;
+    busyVisibleNow(k, rq, wasIdle); // idle_cpu() tests !llist_empty(&rq->wake_list) (v3.2-v5.7)
     if (rq.wakeList.length === 1) k.kickCpu(rq, "call_function_single");
     return;
   }
   const local = cpu === wakerCpu;
   bump(k.counters.wakePath, local ? "local" : "remote");
   // ttwu_queue: rq_lock; ttwu_do_activate (enqueue, check_preempt_curr, task_woken) under it.
+  const wasIdle = idleBeforeWrite(rq);
   lockRq(k, rq, wakerCpu, local ? "ttwu_local" : "ttwu_remote");
-  ttwuDoActivate(k, rq, p, ENQUEUE_WAKEUP);
+  ttwuDoActivate(k, rq, p, ENQUEUE_WAKEUP, wasIdle);
   unlockRq(k, rq);
 }
 
@@ -307,8 +345,11 @@ export function wakeUpNewTask(k: SchedCore, p: Task, cpu?: number): void {
     cpu ?? selectTaskRq(k, p, parentCpu >= 0 ? parentCpu : firstOnline(k), WF_FORK, parentCpu);
   p.cpu = target;
   const rq = k.rqs[target];
+  const wasIdle = idleBeforeWrite(rq);
   k.classFor(p).postInitEntity?.(rq, p);
   k.activateTask(rq, p, ENQUEUE_INITIAL);
+  // The forker's enqueue under the target's lock: other CPUs see the target busy from here.
+  busyVisibleNow(k, rq, wasIdle);
   if (k.trace)
     k.trace.push({
       type: "sched_wakeup_new", // trace_sched_wakeup_new (kernel/sched/core.c wake_up_new_task)
@@ -329,24 +370,52 @@ function firstOnline(k: SchedCore): number {
   return rq.cpu;
 }
 
+/**
+ * sched_ttwu_pending clears rq->ttwu_pending after its enqueue from v6.2 (d6962c4fe8f9, "sched:
+ * Clear ttwu_pending after enqueue", Tianchen Ding, Link
+ * 20221104023601.12844-1-dtcccc@linux.alibaba.com). Before, the clear came first: v5.8-v6.1
+ * WRITE_ONCE(rq->ttwu_pending, 0) before rq_lock_irqsave (126c2092e5c8, "sched: Add
+ * rq::ttwu_pending"), and up to v5.7 llist_del_all(&rq->wake_list), which idle_cpu() tested.
+ */
+const clearsPendingAfterEnqueue = eraAtLeastFn("6.2");
+
 /** sched_ttwu_pending: activate tasks queued on this CPU's wakelist. */
 export function schedTtwuPending(k: SchedCore, rq: Rq): void {
   if (rq.wakeList.length === 0) return;
   const list = rq.wakeList.splice(0, rq.wakeList.length);
-  rq.ttwuPending = 0;
+  const early = !clearsPendingAfterEnqueue(k.era);
+  // Before v6.2 the CPU looks idle again from this clear until its first enqueue (if nothing
+  // else runs or is queued on it): a waker scanning then can pick it once more.
+  const clearedAt = k.now + k.chargeNs;
+  const idleAgain = early && rq.curr === null && rq.nrRunning === 0;
+  if (idleAgain) keepSeenState(rq);
+  if (early) rq.ttwuPending = 0;
   // The target activates the whole list under its own rq lock (rq_lock_irqsave in
   // sched_ttwu_pending, v5.19 and v6.19 core.c).
   lockRq(k, rq, rq.cpu, "ttwu_pending");
-  for (const p of list) ttwuDoActivate(k, rq, p, ENQUEUE_WAKEUP);
+  for (let i = 0; i < list.length; i++)
+    ttwuDoActivate(k, rq, list[i], ENQUEUE_WAKEUP, i === 0 && idleAgain, clearedAt);
+  if (!early) rq.ttwuPending = 0;
   unlockRq(k, rq);
 }
 
-/** ttwu_do_activate: enqueue a woken task and see whether it preempts. */
-export function ttwuDoActivate(k: SchedCore, rq: Rq, p: Task, flags: number): void {
+/**
+ * ttwu_do_activate: enqueue a woken task and see whether it preempts. `wasIdle`: rq was idle
+ * before this wakeup claimed it (seen idle by others from `idleFrom` until the enqueue).
+ */
+export function ttwuDoActivate(
+  k: SchedCore,
+  rq: Rq,
+  p: Task,
+  flags: number,
+  wasIdle = false,
+  idleFrom = 0,
+): void {
   ttwuAvgIdle(k, rq); // ttwu_do_wakeup's avg_idle sample (avg_idle.ts)
   p.stats.sleepNs += k.now - p.lastStateChange;
   if (onCpuEra(k)) k.chargeNs += activateShareNs(k);
   k.activateTask(rq, p, flags);
+  busyVisibleNow(k, rq, wasIdle, idleFrom); // nr_running is seen from here
   p.state = TASK_RUNNING;
   k.checkPreemptCurr(rq, p);
   if (k.trace) {

@@ -33,6 +33,7 @@ import "./lb/load_balance";
 import { LbScanCosts, NewidleCost } from "./lb_cost";
 import { SchedBalanceRunning } from "./lb_serialize";
 import { NewidleRatio } from "./newidle_ratio";
+import { updateIdleCpuScan } from "./wake/v5x";
 
 const atLeast47 = eraAtLeastFn("4.7");
 const atLeast316 = eraAtLeastFn("3.16");
@@ -259,6 +260,14 @@ export class FairBalancer {
       hooks: k.hooks,
       preemptible: false,
       serialize,
+      // update_idle_cpu_scan (v6.0+): a periodic or idle pass of dst's LLC domain writes its
+      // nr_idle_scan, which SIS_UTIL wakeups read until the next one
+      updateIdleCpuScan:
+        k.features.SIS_UTIL &&
+        idle !== "CPU_NEWLY_IDLE" &&
+        sd.spanWeight === k.domains.sdLlcSize[rq.cpu]
+          ? (sumUtil) => updateIdleCpuScan(k, sd, rq.cpu, sumUtil)
+          : null,
     });
     const res = loadBalance(env);
     if (nohzAgain) nb?.newidlePassLeftBlocked(sd.span); // LBF_NOHZ_AGAIN

@@ -295,8 +295,9 @@ export class FairClass implements SchedClass {
     const cfs = rq.cfs;
     const now = rqClockPeltOf(this.k, rq);
     const scaleCpu = peltScaleCpu(this.k, rq);
-    // v4.8 computes the util from the cfs_rq as last updated, then updates and attaches
-    if (!form.attachNew) form.updateCfsRq(now, cfs, scaleCpu);
+    // post_init_entity_util_avg reads cfs_rq->avg.util_avg as last stored, before any update (v4.8
+    // to v6.19 fair.c); 4.8/5.x then attach, from v6.1 the enqueue does (d6531ab6e501); the
+    // model's 5.x form attaches at that enqueue in both cases.
     const sa = p.se.avg;
     const cap = Math.floor((rq.cpuCapacityOrig - cfs.avg.utilAvg) / 2);
     if (cap > 0) {

@@ -7,6 +7,7 @@ import type { SchedCore } from "../core/api";
 import { bump } from "../counters";
 import { ERA_TRAITS, eraAtLeastFn } from "../features";
 import type { Rq } from "../sched";
+import { seenIdle } from "../core/idle_cpu";
 import { SD_SHARE_PKG_RESOURCES } from "../topology/sched_domain";
 import { cpuLoadUpdateIdle, updateIdleCpuLoad319, weightedCpuload } from "./cpu_load";
 import { jiffiesAt } from "./lb/common";
@@ -22,6 +23,7 @@ import {
 } from "./nohz_blocked";
 
 const atLeast516 = eraAtLeastFn("5.16");
+const atLeast52 = eraAtLeastFn("5.2");
 
 export class NohzIdleBalancer {
   /** nohz.next_balance (ns). */
@@ -60,13 +62,31 @@ export class NohzIdleBalancer {
     const k = this.k;
     // "if (unlikely(rq->idle_balance)) return;": an idle CPU's own tick (v4.17+) kicks nobody
     if (rq.isIdle()) return;
-    const ilb = k.rqs.find(inNohzIdleMask);
-    if (!ilb) return; // nohz.nr_cpus == 0
+    const ilb = this.findNewIlb();
+    if (!ilb) return; // nohz.nr_cpus == 0, or no CPU of the mask idle
     // v4.17+: idle CPUs' blocked load to decay (nohz.has_blocked, nohz.next_blocked passed)
     let flags = this.blocked?.statsKickDue() ? NOHZ_STATS_KICK : 0;
     if (k.now >= this.nextBalance && this.balanceKickWanted(rq)) flags = NOHZ_KICK_MASK;
     if (this.needsUpdate) flags |= NOHZ_NEXT_KICK; // v5.16+
     if (flags !== 0) this.kickIlb(ilb, flags);
+  }
+
+  /**
+   * find_new_ilb: the CPU to kick, read without the candidates' rq locks (idle_cpu() as the
+   * wakeup path reads it, core/idle_cpu.ts). v3.3-v5.1: the first CPU of nohz.idle_cpus_mask, only
+   * if idle_cpu() (786d6dc7aeb2, "sched, nohz: Clean up the find_new_ilb() using sched groups
+   * nr_busy_cpus"); v5.2+: the first idle_cpu() of the mask (9b019acb72e4, "sched/nohz: Run NOHZ
+   * idle load balancer on HK_FLAG_MISC CPUs", every CPU a housekeeping CPU here). 2.6.29's
+   * owner-of-ILB scheme is modelled as the first CPU of the mask.
+   */
+  private findNewIlb(): Rq | undefined {
+    const k = this.k;
+    if (ERA_TRAITS[k.era].family === "2.6") return k.rqs.find(inNohzIdleMask);
+    if (!atLeast52(k.era)) {
+      const first = k.rqs.find(inNohzIdleMask);
+      return first && seenIdle(k, first.cpu) ? first : undefined;
+    }
+    return k.rqs.find((rq) => inNohzIdleMask(rq) && seenIdle(k, rq.cpu));
   }
 
   /** The tests after nohz.next_balance: this CPU has work to give. */
@@ -135,8 +155,14 @@ export class NohzIdleBalancer {
     stats?.statsPassBegin();
     let blocked = false;
     let next = Infinity;
+    // "if (balance_cpu == this_cpu || !idle_cpu(balance_cpu)) continue;" (_nohz_idle_balance of
+    // 4.x and 5.x; "if (!idle_cpu(balance_cpu))" in its later for_each_cpu_wrap walk): a CPU of
+    // the mask that another CPU has claimed is skipped once the claim is visible at the ILB's
+    // clock (core/idle_cpu.ts). 2.6.29's run_rebalance_domains has no such test.
+    const idleTest = ERA_TRAITS[k.era].family !== "2.6";
     for (const rq of k.rqs) {
       if (!inNohzIdleMask(rq)) continue; // tested as the pass reaches it: moves change it
+      if (idleTest && rq !== ilb && !seenIdle(k, rq.cpu)) continue;
       if (stats?.updateNohzStats(rq, stats.before513)) blocked = true;
       balance(rq);
       next = Math.min(next, rq.nextBalance);

@@ -85,8 +85,9 @@ test("ttwu_queue_cond v6.0+: the affinity mask, then across LLCs, then within on
 
 test("record_wakee: a flip per change of wakee, halved once more than HZ has passed", () => {
   const k = boot(machine(), "5.19");
-  const a = sleeper(k, "a", [1]);
-  const b = sleeper(k, "b", [1]);
+  // Wakees that may run on two CPUs: select_task_rq_fair, where record_wakee is, runs for them.
+  const a = sleeper(k, "a", [1, 3]);
+  const b = sleeper(k, "b", [1, 3]);
   const waker = k.spawn({
     comm: "waker",
     cpu: 0,

@@ -563,3 +563,19 @@ test("check_preempt_wakeup under an RT curr: no decision and no buddies (the RT 
   k.fair.checkPreemptCurr(rq, p);
   assert.deepEqual([rq.needResched, rq.cfs.next, rq.cfs.last], [false, null, null]);
 });
+
+test("post_init_entity_util_avg reads the cfs_rq's util as last stored, not decayed to the fork's instant (5.x, 6.x)", () => {
+  for (const era of ["5.6", "6.6"] as Era[]) {
+    const k = kernel(era);
+    k.runUntil(20_000_000);
+    const rq = k.rqs[1];
+    const cap = rq.cpuCapacityOrig;
+    // CPU 1's averages were stored 8 ms ago (its last update, before it went idle)
+    rq.cfs.avg.utilAvg = 600;
+    rq.cfs.avg.loadAvg = 100;
+    rq.cfs.avg.lastUpdateTime = rq.cfs.avg.lastUpdateTime - 8_000_000;
+    const p = entity(0, NICE_0_LOAD, false);
+    k.fair.postInitEntity(rq, p);
+    assert.equal(p.se.avg.utilAvg, Math.floor((cap - 600) / 2), `${era}: half the spare of 600`);
+  }
+});

@@ -13,7 +13,11 @@ import type { Era } from "../../../src/kernel/features";
 import { Task, WF_FORK, WF_SYNC, WF_TTWU } from "../../../src/kernel/sched";
 import { SD_BALANCE_FORK, SD_BALANCE_WAKE } from "../../../src/kernel/topology/sched_domain";
 import { wakeState } from "../../../src/kernel/fair/wake/common";
-import { selectTaskRqFair5x, wakeAffineWeight } from "../../../src/kernel/fair/wake/v5x";
+import {
+  selectTaskRqFair5x,
+  updateIdleCpuScan,
+  wakeAffineWeight,
+} from "../../../src/kernel/fair/wake/v5x";
 import { boot } from "../boot";
 import { busy, llc0BusyBut, setup, sis } from "./wake_fixtures";
 
@@ -158,14 +162,12 @@ test("5.19: a scan that finds nothing averages the time of every CPU it looked a
 test("SIS_UTIL: x = sum_util / llc_weight is an integer division", () => {
   // seven CPUs at 310 and one at 311: x = 2481 / 8 = 310, tmp = 310^2 * 117^2 / 10240000 = 128,
   // nr_idle_scan = (1024 - 128) * 8 / 1024 = 7 (x = 311 would give tmp 129 and 6)
-  const { k, p } = setup("6.19");
+  const { k } = setup("6.19");
   const llc = k.domains.sdLlc[0]!;
-  for (const c of llc.span) k.rqs[c].cfs.avg.utilAvg = 310;
-  k.rqs[11].cfs.avg.utilAvg = 311;
-  busy(k, 0, 4);
-  wakeState(k).nrIdleScanAt.fill(-Infinity);
-  sis(k, p, 4, 0);
+  updateIdleCpuScan(k, llc, 0, 7 * 310 + 311);
   assert.equal(wakeState(k).nrIdleScan[0], 7);
+  updateIdleCpuScan(k, llc, 0, 8 * 311);
+  assert.equal(wakeState(k).nrIdleScan[0], 6);
 });
 
 test("wake_affine_weight: the waker's load comes off this_cpu only for sync wakeups; current's load equal to this_cpu's is not the shortcut", () => {
@@ -240,7 +242,7 @@ test("more scan edges: a failed 5.6 core scan returns -1; SIS_UTIL's nr == 1 end
   llc0BusyBut(k, 2, 10);
   busy(k, 4);
   wakeState(k).hasIdleCores[0] = 1;
-  wakeState(k).nrIdleScanAt.fill(-Infinity);
+  updateIdleCpuScan(k, k.domains.sdLlc[0]!, 0, 8 * 900);
   assert.equal(sis(k, p, 4, 0), 0);
   // 5.19: a scan for idle cores (no SIS_PROP depth) does not debit wake_avg_idle
   ({ k, p } = setup("5.19"));

@@ -18,6 +18,7 @@ import { SD_BALANCE_WAKE, SD_LOAD_BALANCE } from "../../../src/kernel/topology/s
 import { wakeState } from "../../../src/kernel/fair/wake/common";
 import {
   selectTaskRqFair5x,
+  updateIdleCpuScan,
   wakeAffine5x,
   wakeAffineIdle,
   wakeAffineWeight,
@@ -215,49 +216,60 @@ test("5.19/6.19 with has_idle_cores: from target + 1 the first whole idle core, 
   }
 });
 
-test("6.19 SIS_UTIL: nr_idle_scan = llc_weight * (1 - (util / llc_weight)^2 * pct^2 / (10000 * 1024)) / 1024 terms, refreshed once per LLC balance interval", () => {
+test("6.19 SIS_UTIL: nr_idle_scan = llc_weight * (1 - (util / llc_weight)^2 * pct^2 / (10000 * 1024)) / 1024 terms; the scan reads what the last balance wrote", () => {
   const { k, p } = setup("6.19");
   const st = wakeState(k);
   const llc = k.domains.sdLlc[0]!;
   assert.equal(llc.imbalancePct, 117);
   assert.equal(llc.spanWeight, 8);
-  const setUtil = (u: number) => {
-    for (const c of llc.span) k.rqs[c].cfs.avg.utilAvg = u;
-  };
-  const scan = (u: number) => {
-    setUtil(u);
-    st.nrIdleScanAt.fill(-Infinity);
-    return sis(k, p, 4, 0);
-  };
+  assert.equal(st.nrIdleScan[0], 8, "an idle LLC's value until a balance writes one");
+  const write = (util: number) => updateIdleCpuScan(k, llc, 0, 8 * util);
   busy(k, 0, 4);
   // util 500: x^2 pct^2 / (10000 * 1024) = 334, y = (1024 - 334) * 8 / 1024 = 5
-  scan(500);
+  write(500);
   assert.equal(st.nrIdleScan[0], 5);
   // util 800: 855, y = 169 * 8 / 1024 = 1: nr = 2, one CPU (cpu1) looked at
   llc0BusyBut(k, 2);
-  assert.equal(scan(800), 0, "cpu2 is beyond nr = 2");
+  write(800);
   assert.equal(st.nrIdleScan[0], 1);
+  assert.equal(sis(k, p, 4, 0), 0, "cpu2 is beyond nr = 2");
   k.rqs[2].nrRunning = 0;
   k.rqs[1].nrRunning = 0;
-  assert.equal(scan(800), 1);
+  assert.equal(sis(k, p, 4, 0), 1);
   // util 900: capped at 1024, y = 0: nr == 1, no scan at all
-  assert.equal(scan(900), 0, "an overloaded LLC: target");
+  write(900);
   assert.equal(st.nrIdleScan[0], 0);
-  // cpu_util is capped at capacity_orig: one CPU at 8000 counts 1024
-  setUtil(0);
-  k.rqs[3].cfs.avg.utilAvg = 8000; // x = 1024 / 8 = 128: tmp = 21, y = 7
-  st.nrIdleScanAt.fill(-Infinity);
-  sis(k, p, 4, 0);
-  assert.equal(st.nrIdleScan[0], 7);
-  // cached for one balance interval (ms) of sd_llc, recomputed after
-  setUtil(900);
-  st.nrIdleScanAt[0] = k.now - llc.balanceInterval * 1e6 + 1;
-  sis(k, p, 4, 0);
-  assert.equal(st.nrIdleScan[0], 7, "still within the interval");
-  st.nrIdleScanAt[0] = k.now - llc.balanceInterval * 1e6;
-  sis(k, p, 4, 0);
-  assert.equal(st.nrIdleScan[0], 0, "recomputed");
-  assert.equal(st.nrIdleScanAt[0], k.now);
+  assert.equal(sis(k, p, 4, 0), 0, "an overloaded LLC: target");
+  // The LLC's utilization at the wakeup does not matter, only what the balance wrote.
+  for (const c of llc.span) k.rqs[c].cfs.avg.utilAvg = 0;
+  assert.equal(sis(k, p, 4, 0), 0, "still no scan");
+});
+
+test("6.6+ update_idle_cpu_scan: a periodic or idle pass of dst's LLC domain writes nr_idle_scan from its CPUs' util; newidle passes and other levels do not", () => {
+  for (const era of ["6.6", "6.19"] as Era[]) {
+    const { k } = setup(era);
+    const st = wakeState(k);
+    const llc = k.domains.sdLlc[0]!;
+    const top = k.domains.domains[0].at(-1)!;
+    assert.notEqual(top, llc);
+    // cpu_util_cfs of each CPU, capped at its capacity: 8 x 800 -> nr_idle_scan 1
+    for (const c of llc.span) k.rqs[c].cfs.avg.utilAvg = 800;
+    k.balancer.loadBalance(k.rqs[0], llc, "CPU_NEWLY_IDLE");
+    assert.equal(st.nrIdleScan[0], 8, `${era}: not from a newidle pass`);
+    k.balancer.loadBalance(k.rqs[0], top, "CPU_IDLE");
+    assert.equal(st.nrIdleScan[0], 8, `${era}: not from the package level`);
+    k.balancer.loadBalance(k.rqs[0], llc, "CPU_IDLE");
+    assert.equal(st.nrIdleScan[0], 1, `${era}: an idle pass of the LLC`);
+    for (const c of llc.span) k.rqs[c].cfs.avg.utilAvg = 0;
+    k.balancer.loadBalance(k.rqs[0], llc, "CPU_NOT_IDLE");
+    assert.equal(st.nrIdleScan[0], 8, `${era}: a periodic pass of the LLC`);
+  }
+  // 5.19 has no SIS_UTIL: nothing is written
+  const { k } = setup("5.19");
+  const llc = k.domains.sdLlc[0]!;
+  for (const c of llc.span) k.rqs[c].cfs.avg.utilAvg = 800;
+  k.balancer.loadBalance(k.rqs[0], llc, "CPU_IDLE");
+  assert.equal(wakeState(k).nrIdleScan[0], 8);
 });
 
 test("wake_affine_idle: an idle waking CPU sharing prev's LLC gives prev if idle, else itself; sync from a CPU running only the waker gives the waker's CPU; 5.11+ then an idle prev", () => {

@@ -38,6 +38,8 @@ export interface LbEnvInit {
   preemptible?: boolean;
   /** sched_balance_running's try-lock for SD_SERIALIZE domains; default none. */
   serialize?: (() => boolean) | null;
+  /** update_idle_cpu_scan's write of the LLC's nr_idle_scan (SIS_UTIL); default none. */
+  updateIdleCpuScan?: ((sumUtil: number) => void) | null;
 }
 
 /** env->cpus of all-active spans, by span array (a domain's span never changes once built). */
@@ -92,6 +94,7 @@ export function createLbEnv(init: LbEnvInit): LbEnv {
     hooks: init.hooks ?? null,
     preemptible: init.preemptible ?? false,
     serialize: init.serialize ?? null,
+    updateIdleCpuScan: init.updateIdleCpuScan ?? null,
   };
 }
 

@@ -148,6 +148,12 @@ export interface LbEnv {
    * false when another CPU holds it. Null where the pass is not serialised in the model.
    */
   serialize: (() => boolean) | null;
+  /**
+   * update_idle_cpu_scan(env, sum_util) at the end of update_sd_lb_stats (v6.0+, SIS_UTIL): the
+   * LLC's nr_idle_scan from the sum of its CPUs' util. Null where it does not apply (no SIS_UTIL,
+   * a newidle pass, a domain other than dst's LLC).
+   */
+  updateIdleCpuScan?: ((sumUtil: number) => void) | null;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -238,8 +238,10 @@ export function updateSdLbStats56(env: LbEnv): SdLbStats56 {
     busiestStat: { ...emptySgs(), idleCpus: UINT_MAX },
     localStat: emptySgs(),
   };
+  let sumUtil = 0;
   for (const sg of sd.groups) {
     const sgs = updateSgLbStats56(env, sg);
+    sumUtil += sgs.groupUtil;
     if (sg.cpus.includes(env.dstCpu)) {
       sds.local = sg;
       sds.localStat = sgs;
@@ -251,6 +253,7 @@ export function updateSdLbStats56(env: LbEnv): SdLbStats56 {
     sds.totalCapacity += sgs.groupCapacity;
   }
   sds.preferSibling = sd.child !== null && (sd.child.flags & SD_PREFER_SIBLING) !== 0;
+  env.updateIdleCpuScan?.(sumUtil); // v6.0+: update_idle_cpu_scan(env, sum_util)
   return sds;
 }
 

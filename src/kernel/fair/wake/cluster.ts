@@ -10,7 +10,7 @@ import { schedIdlePolicyUsed, type Task } from "../../sched";
 import type { SchedCore } from "../../core/api";
 import { SD_CLUSTER, type SchedDomain } from "../../topology/sched_domain";
 import { schedIdleCpu, selectIdleCore, type WakeState } from "./common";
-import { currIsIdleTask } from "../../core/idle_cpu";
+import { seenIdleByte } from "../../core/idle_cpu";
 
 /** cpus_share_resources(): same sd_share_id (the cluster, else the LLC). */
 export function cpusShareResources(k: SchedCore, a: number, b: number): boolean {
@@ -80,7 +80,7 @@ export function scanCluster(
       if (--nr <= 0) return { result: -1, nr, idleCpu, time };
       k.chargeNs += l; // the waker reads its idle state (select_idle_core charges its own reads)
       // __select_idle_cpu: available_idle_cpu || sched_idle_cpu
-      if ((idleB[cpu] === 1 && currIsIdleTask(k, cpu)) || (schedIdle && schedIdleCpu(k.rqs[cpu])))
+      if (seenIdleByte(k, idleB[cpu], cpu) || (schedIdle && schedIdleCpu(k.rqs[cpu])))
         return { result: st.noteSis("idle_cluster", cpu), nr, idleCpu, time };
     }
   }

@@ -14,7 +14,7 @@ import type { DomainTree } from "../../topology/sched_domain";
 import { SHARE_LEVELS } from "../../../machine/types";
 import { bump } from "../../counters";
 import type { HookTypes } from "../../hooks";
-import { currIsIdleTask } from "../../core/idle_cpu";
+import { seenIdle, seenIdleByte } from "../../core/idle_cpu";
 import { type WakerLines, wakerLines } from "./lines";
 
 // Wake flags as ttwu.ts defines them (duplicated to keep this module free of an import cycle).
@@ -133,14 +133,16 @@ export function currentOn(k: SchedCore, cpu: number): Task | null {
 }
 
 /**
- * idle_cpu(cpu). 2.6.29: the idle task is current. 3.0+: also nothing queued and no pending
- * wakelist entry (llist_empty(&rq->wake_list), rq->ttwu_pending from 5.8): a CPU the waker has
- * just queued a wakee on is not idle, so a second wakeup does not stack on it.
+ * idle_cpu(cpu) as the wakeup path reads it, without the target's lock. 2.6.29: the idle task is
+ * current. 3.2+: also nothing queued and no pending wakelist entry (llist_empty(&rq->wake_list),
+ * rq->ttwu_pending from 5.8): a CPU the waker has just queued a wakee on is not idle, so a second
+ * wakeup does not stack on it, once that enqueue or store is visible to the reader.
  */
 export function idleCpu(k: SchedCore, cpu: number): boolean {
-  // Rq.isIdle: the same rule, with rq->curr the idle task only once __schedule's pick is done
-  // (core/idle_cpu.ts) and the queued/pending tests from the era's trait.
-  return k.rqs[cpu].isIdle();
+  // Rq.isIdle: the same rule, with rq->curr the idle task only once __schedule's pick is done,
+  // the queued/pending tests from the era's trait, and a claimed CPU seen idle until the claim
+  // is visible at the reader's clock (core/idle_cpu.ts).
+  return seenIdle(k, cpu);
 }
 
 /**
@@ -163,7 +165,7 @@ export function selectIdleCore(
   for (let i = 0; i < m.length; i++) {
     const c = m[i];
     k.chargeNs += st.lineNs[level[c]]; // the waker reads the sibling's idle state
-    if (idleB[c] === 0 || !currIsIdleTask(k, c)) {
+    if (!seenIdleByte(k, idleB[c], c)) {
       idle = false;
       if (st.idleCpuSeen === -1) {
         if (schedIdle && schedIdleCpu(k.rqs[c]) && allowed[c]) {
@@ -262,9 +264,13 @@ export class WakeState {
   smtActive = false;
   /** sd_llc_shared->has_idle_cores, indexed by sd_llc_id. */
   readonly hasIdleCores: Uint8Array;
-  /** sd_llc_shared->nr_idle_scan (SIS_UTIL), indexed by sd_llc_id, and when it was computed. */
+  /**
+   * sd_llc_shared->nr_idle_scan (SIS_UTIL), indexed by sd_llc_id, as the last periodic or idle
+   * balance of the LLC wrote it (v5x.ts updateIdleCpuScan). Choice: it starts at the LLC's weight,
+   * the value an idle LLC's balance leaves (the kernel's kzalloc'd 0 lasts only until the first
+   * balance after boot, long before a workload starts).
+   */
   readonly nrIdleScan: Int32Array;
-  readonly nrIdleScanAt: Float64Array;
   /** this_sd->avg_scan_cost (ns) of each CPU's sd_llc instance. */
   readonly avgScanCost: Float64Array;
   /** p->recent_used_cpu by pid (-1: never set). */
@@ -321,7 +327,6 @@ export class WakeState {
     this.domains = k.domains;
     this.hasIdleCores = new Uint8Array(this.n);
     this.nrIdleScan = new Int32Array(this.n);
-    this.nrIdleScanAt = new Float64Array(this.n).fill(-Infinity);
     this.avgScanCost = new Float64Array(this.n);
     this.seen = new Uint32Array(this.n);
     this.llcPos = new Int32Array(this.n);
@@ -376,7 +381,10 @@ export class WakeState {
     for (const cpu of this.domains.online) {
       if (this.coreIdle(cpu)) this.hasIdleCores[this.domains.sdLlcId[cpu]] = 1;
     }
-    this.nrIdleScanAt.fill(-Infinity);
+    for (let cpu = 0; cpu < this.n; cpu++) {
+      const llc = this.domains.sdLlc[cpu];
+      if (llc) this.nrIdleScan[this.domains.sdLlcId[cpu]] = llc.spanWeight;
+    }
   }
 
   /**

@@ -24,7 +24,7 @@ import { taskUtilEst } from "../util_est";
 import { rqLoadWeight2629, sourceLoad, targetLoad } from "../cpu_load";
 import { sgDivCpuPower } from "../lb/v2629";
 import { adjustNumaImbalance } from "../lb/v5x";
-import { currIsIdleTask } from "../../core/idle_cpu";
+import { currIsIdleTask, inIdleWindow, seenIdleStampOf } from "../../core/idle_cpu";
 import {
   idleCpu,
   intersectsAllowed,
@@ -144,7 +144,7 @@ export function findIdlestCpu48(k: SchedCore, group: SchedGroup, p: Task, thisCp
     if (!allowed(p, i)) continue;
     if (idleCpu(k, i)) {
       const lat = idleExitLatency(k, i);
-      const stamp = k.rqs[i].idleStamp;
+      const stamp = seenIdleStampOf(k, k.rqs[i]);
       if (lat >= 0 && lat < minExitLatency) {
         minExitLatency = lat;
         latestIdleTimestamp = stamp;
@@ -286,14 +286,18 @@ function updateSgWakeupStats(k: SchedCore, sd: SchedDomain, group: SchedGroup, p
     for (const i of group.cpus) s.maxCapacity = Math.max(s.maxCapacity, k.rqs[i].cpuCapacity);
     s.groupMisfit = !fitsCapacity(taskUtilEst(p), s.maxCapacity);
   }
+  const t = k.now + k.chargeNs;
   for (const i of group.cpus) {
     const rq = k.rqs[i];
+    // Read without the rq's lock: a CPU another CPU has claimed but whose enqueue (or
+    // ttwu_pending store) is not visible yet reads as it was (core/idle_cpu.ts).
+    const win = rq.busyVisibleAt > t && inIdleWindow(k, rq);
     const avg = rq.cfs.avg;
-    let load = avg.loadAvg;
-    let util = avg.utilAvg;
-    let runnable = avg.runnableAvg;
+    let load = win ? rq.seenLoadAvg : avg.loadAvg;
+    let util = win ? rq.seenUtilAvg : avg.utilAvg;
+    let runnable = win ? rq.seenRunnableAvg : avg.runnableAvg;
     // cpu_util_without's UTIL_EST part: the cfs_rq's estimate, less p's when it is counted there
-    let estimated = avg.utilEst;
+    let estimated = win ? rq.seenUtilEst : avg.utilEst;
     let local = 0;
     if (contributes(p, i)) {
       load = Math.max(0, load - p.se.avg.loadAvg); // cpu_load_without
@@ -305,6 +309,10 @@ function updateSgWakeupStats(k: SchedCore, sd: SchedDomain, group: SchedGroup, p
     s.groupLoad += load;
     s.groupUtil += Math.min(Math.max(util, estimated), rq.cpuCapacityOrig);
     s.groupRunnable += runnable;
+    if (win) {
+      s.idleCpus++; // nr_running, h_nr_running and ttwu_pending all read 0, the idle task current
+      continue;
+    }
     s.sumHNrRunning += rq.cfs.hNrRunning - local;
     const nr = rq.nrRunning - local;
     s.sumNrRunning += nr;
@@ -509,12 +517,13 @@ export function findIdlestGroupCpu5x(
     if (schedIdleCpu(rq)) return i;
     if (idleCpu(k, i)) {
       const lat = idleExitLatency(k, i);
+      const stamp = seenIdleStampOf(k, rq); // rq->idle_stamp, not yet cleared inside a window
       if (lat >= 0 && lat < minExitLatency) {
         minExitLatency = lat;
-        latestIdleTimestamp = rq.idleStamp;
+        latestIdleTimestamp = stamp;
         shallowestIdleCpu = i;
-      } else if ((lat < 0 || lat === minExitLatency) && rq.idleStamp > latestIdleTimestamp) {
-        latestIdleTimestamp = rq.idleStamp;
+      } else if ((lat < 0 || lat === minExitLatency) && stamp > latestIdleTimestamp) {
+        latestIdleTimestamp = stamp;
         shallowestIdleCpu = i;
       }
     } else if (shallowestIdleCpu === -1) {

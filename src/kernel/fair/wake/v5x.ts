@@ -26,9 +26,11 @@
 // - 5.19 SIS_PROP: rq->wake_avg_idle / wake_stamp are kept per CPU here; the reset the kernel
 //   does in ttwu_do_wakeup (avg_idle / 2, wake_stamp = jiffies) happens when a scan first sees
 //   a new idle period of the CPU, with wake_stamp = the jiffy the CPU went idle.
-// - 6.19 SIS_UTIL: nr_idle_scan is computed as update_idle_cpu_scan does (sum of cpu_util over
-//   the LLC, imbalance_pct of sd_llc), refreshed at most once per sd_llc balance_interval when a
-//   wakeup needs it rather than from the periodic load balance.
+// - 6.6/6.19 SIS_UTIL: nr_idle_scan is what update_idle_cpu_scan last wrote at the end of a
+//   periodic or idle balance pass of the LLC domain (sum of the groups' group_util, imbalance_pct
+//   of sd_llc; updateIdleCpuScan below, called through the balancer's env).
+// - Idle tests read another CPU as an unlocked reader at the waker's clock: a CPU another waker
+//   has claimed looks idle until the claim is visible (core/idle_cpu.ts).
 // - has_idle_cores is set as a CPU goes idle with every SMT sibling idle and cleared by a scan
 //   that finds no idle core, as in the kernel (see WakeState).
 // - Clusters (6.8+, sched_cluster_active): the cluster pass of select_idle_cpu and the deferred
@@ -64,11 +66,11 @@ import {
   type WakeState,
 } from "./common";
 import { findIdlestCpu5x } from "./find_idlest";
-import { cpuUtilCfs, taskUtilEst } from "../util_est";
+import { taskUtilEst } from "../util_est";
 import { clusterGroupCpus, cpusShareResources, scanCluster } from "./cluster";
 import { asymFitsCpu, selectIdleCapacity, syncTaskUtil, wakeCap } from "./capacity";
 import { LINE, type WakerLines, wakerLines } from "./lines";
-import { currIsIdleTask } from "../../core/idle_cpu";
+import { seenIdleByte, seenNrRunning } from "../../core/idle_cpu";
 
 const INT_MAX = 0x7fffffff;
 
@@ -98,7 +100,7 @@ export function wakeAffineIdle(
     lines.charge(thisCpu, prevCpu, LINE.IDLE);
     return idleCpu(k, prevCpu) ? prevCpu : thisCpu;
   }
-  if (sync && k.rqs[thisCpu].nrRunning === 1) return thisCpu;
+  if (sync && seenNrRunning(k, k.rqs[thisCpu]) === 1) return thisCpu;
   if (!isLate(k)) return -1;
   lines.charge(thisCpu, prevCpu, LINE.IDLE);
   return idleCpu(k, prevCpu) ? prevCpu : -1;
@@ -166,27 +168,31 @@ function wakeAvgIdle(k: SchedCore, cpu: number): number {
   return rq.wakeAvgIdle;
 }
 
-/** sd_llc_shared->nr_idle_scan (SIS_UTIL): update_idle_cpu_scan's formula over target's LLC. */
-function nrIdleScan(k: SchedCore, st: WakeState, llc: SchedDomain, llcId: number): number {
-  const period = llc.balanceInterval * 1e6;
-  if (k.now - st.nrIdleScanAt[llcId] < period) return st.nrIdleScan[llcId];
-  let sumUtil = 0;
-  for (const i of llc.span) {
-    const rq = k.rqs[i];
-    sumUtil += cpuUtilCfs(k, rq); // sgs->group_util: cpu_util_cfs, util_est included
-  }
+/**
+ * update_idle_cpu_scan (v6.0+, 70fb5ccf2ebb "sched/fair: Introduce SIS_UTIL to search idle CPU
+ * based on sum of util_avg", Chen Yu): called at the end of update_sd_lb_stats with the sum of the
+ * groups' group_util (cpu_util_cfs, util_est included), it returns early for SIS_UTIL off, a
+ * CPU_NEWLY_IDLE pass, or a domain that is not dst_cpu's LLC, and otherwise writes
+ * sd_llc_shared->nr_idle_scan = llc_weight * (1 - x^2 * pct^2 / (10000 * 1024) / 1024), x =
+ * sum_util / llc_weight. So a wakeup reads what the last periodic or idle balance of that LLC left,
+ * not the LLC's utilization at the wakeup; balance.ts passes this as env.updateIdleCpuScan.
+ */
+export function updateIdleCpuScan(
+  k: SchedCore,
+  llc: SchedDomain,
+  dstCpu: number,
+  sumUtil: number,
+): void {
+  const st = wakeState(k);
   const llcWeight = llc.spanWeight;
   const pct = llc.imbalancePct;
-  // y = SCHED_CAPACITY_SCALE - x'^2 * pct^2 / (10000 * SCHED_CAPACITY_SCALE), x' = sum_util / llc_weight
   const x = Math.floor(sumUtil / llcWeight);
   const tmp = Math.min(
     Math.floor((x * x * pct * pct) / (10000 * SCHED_CAPACITY_SCALE)),
     SCHED_CAPACITY_SCALE,
   );
   const y = Math.floor(((SCHED_CAPACITY_SCALE - tmp) * llcWeight) / SCHED_CAPACITY_SCALE);
-  st.nrIdleScan[llcId] = y;
-  st.nrIdleScanAt[llcId] = k.now;
-  return y;
+  st.nrIdleScan[k.domains.sdLlcId[dstCpu]] = y;
 }
 
 /** 5.6 select_idle_core: the first whole-idle SMT core of the LLC, wrapping from target. */
@@ -213,7 +219,7 @@ function selectIdleCore56(
     let idle = true;
     for (let i = 0; i < m.length; i++) {
       k.chargeNs += st.lineNs[level[m[i]]]; // the waker reads the sibling's idle state
-      if (st.idle[m[i]] === 0 || !currIsIdleTask(k, m[i])) {
+      if (!seenIdleByte(k, st.idle[m[i]], m[i])) {
         idle = false;
         break;
       }
@@ -255,7 +261,7 @@ function selectIdleCpu(
   }
   if (late && k.features.SIS_UTIL) {
     // Incremented because !--nr is the condition to stop the scan.
-    nr = nrIdleScan(k, st, sd, k.domains.sdLlcId[target]) + 1;
+    nr = st.nrIdleScan[k.domains.sdLlcId[target]] + 1; // READ_ONCE(sd_share->nr_idle_scan) + 1
     sis.nrIdleScanSum += nr - 1;
     sis.nrIdleScanCalls++;
     // An overloaded LLC is unlikely to have an idle cpu/core.
@@ -307,7 +313,7 @@ function selectIdleCpu(
       time += l;
       k.chargeNs += l;
       // available_idle_cpu || sched_idle_cpu (false everywhere while no task has SCHED_IDLE)
-      if ((idleB[cpu] === 1 && currIsIdleTask(k, cpu)) || (schedIdle && schedIdleCpu(rqs[cpu]))) {
+      if (seenIdleByte(k, idleB[cpu], cpu) || (schedIdle && schedIdleCpu(rqs[cpu]))) {
         idleCpuFound = cpu;
         break;
       }
