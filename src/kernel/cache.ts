@@ -58,6 +58,19 @@ export class CacheModel {
     return warmNs + cold / c.memoryBytesPerNs;
   }
 
+  /**
+   * Time for a task back on the CPU it last ran on to re-read the lines of its `workingSet` that
+   * `displacedBytes` of other tasks' working sets pushed out of the CPU's private caches (at most
+   * one L2), from the LLC at `bytesPerNs` (its code's rate: dependent loads wait a load-to-use
+   * latency per line), no faster than the LLC's streaming rate (copyBytesPerNs.shared_llc).
+   * SMT siblings' use of a shared L2 is not modelled.
+   */
+  privateRefillNs(workingSet: number, displacedBytes: number, bytesPerNs: number): number {
+    const lost = Math.min(workingSet, this.machine.caches.l2Bytes, Math.max(0, displacedBytes));
+    if (lost <= 0 || bytesPerNs <= 0) return 0;
+    return lost / Math.min(bytesPerNs, this.machine.costs.copyBytesPerNs.shared_llc);
+  }
+
   /** Copy of `bytes` last written by `writerCpu`, read on `readerCpu`: first-line latency + bandwidth. */
   copyNs(bytes: number, writerCpu: number, readerCpu: number): number {
     const i = this.share[writerCpu * this.n + readerCpu];

@@ -494,6 +494,13 @@ export class Kernel implements SchedCore {
       evicted = (src.cachePressure - p.cachePressureAtLeave) / this.machine.caches.llcBytes;
     }
     p.segOverheadNs += this.cache.refillNs(p.workingSetBytes, p.lastRanCpu, rq.cpu, evicted);
+    // Back on the same CPU, what ran here since displaced part of its private (L1/L2) state.
+    if (p.privateRefillBytesPerNs > 0 && p.lastRanCpu === rq.cpu)
+      p.segOverheadNs += this.cache.privateRefillNs(
+        p.workingSetBytes,
+        rq.cachePressure - p.cachePressureAtLeave,
+        p.privateRefillBytesPerNs,
+      );
     rq.cachePressure += p.workingSetBytes;
   }
 
