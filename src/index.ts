@@ -411,7 +411,18 @@ export {
   type SweepReproductionOptions,
   type UnknownEntry,
 } from "./reproduce/unknowns";
-export { frozenCalibration, type CalibrationFile } from "./reproduce/calibration_file";
+export {
+  calibrationFileSchema,
+  frozenCalibration,
+  type CalibrationFile,
+} from "./reproduce/calibration_file";
+export {
+  envelopeOfRows,
+  readSweepRows,
+  sensitivityOfRows,
+  sweepRowsPath,
+  type SweepFigureRow,
+} from "./reproduce/sweep_rows";
 export {
   formatSysbenchCpu,
   trialDivisions,

@@ -87,6 +87,7 @@ export interface CalibrateReproductionOptions {
   /** How long and how often each evaluation runs (default: the reproduction's quick profile). */
   profile?: RunProfile;
   seed?: string | number;
+  /** Called after each evaluation: its number, the budget, the values tried, the objective. */
   onEvaluation?: (
     n: number,
     budget: number,
@@ -165,6 +166,7 @@ export interface SweepReproductionOptions {
   seed?: string | number;
   /** Threads (default 1: this one). */
   jobs?: number;
+  /** Called after each point: the number done, the total, the point's values. */
   onPoint?: (done: number, total: number, values: Record<string, UnknownValue>) => void;
 }
 
