@@ -3,6 +3,7 @@
 // elsewhere costs a refill at the bandwidth of wherever the data now sits. Messages passed
 // between tasks cost a copy whose speed depends on where the producer left the bytes.
 import type { Machine, ShareLevel } from "../machine/types";
+import type { Task } from "./sched";
 import { SHARE_LEVELS } from "../machine/types";
 
 export class CacheModel {
@@ -56,6 +57,25 @@ export class CacheModel {
     // Lines still in a cache at this distance come at that level's bandwidth; the rest from memory.
     const warmNs = SHARE_LEVELS[i] === "same_cpu" ? 0 : warm / this.copyBytesPerNsByLevel[i];
     return warmNs + cold / c.memoryBytesPerNs;
+  }
+
+  /**
+   * What task `p` pays to run on `cpu` (chargeCacheRefill): its working set from where it was
+   * warm, less what other tasks' working sets pushed out of that CPU's LLC since it left (the
+   * rest from memory); and, back on the same CPU with a private refill rate, the private-cache
+   * part (privateRefillNs). `rqs[c].cachePressure` counts the bytes switched in on CPU c.
+   */
+  resumeRefillNs(p: Task, cpu: number, rqs: readonly { cachePressure: number }[]): number {
+    const from = p.lastRanCpu;
+    const displaced = from >= 0 ? rqs[from].cachePressure - p.cachePressureAtLeave : 0;
+    const ns = this.refillNs(
+      p.workingSetBytes,
+      from,
+      cpu,
+      displaced / this.machine.caches.llcBytes,
+    );
+    if (p.privateRefillBytesPerNs <= 0 || from !== cpu) return ns;
+    return ns + this.privateRefillNs(p.workingSetBytes, displaced, p.privateRefillBytesPerNs);
   }
 
   /**

@@ -488,19 +488,7 @@ export class Kernel implements SchedCore {
   /** A task resuming away from its warm caches pays a refill. */
   private chargeCacheRefill(rq: Rq, p: Task): void {
     if (p.workingSetBytes <= 0) return;
-    let evicted = 0;
-    if (p.lastRanCpu >= 0) {
-      const src = this.rqs[p.lastRanCpu];
-      evicted = (src.cachePressure - p.cachePressureAtLeave) / this.machine.caches.llcBytes;
-    }
-    p.segOverheadNs += this.cache.refillNs(p.workingSetBytes, p.lastRanCpu, rq.cpu, evicted);
-    // Back on the same CPU, what ran here since displaced part of its private (L1/L2) state.
-    if (p.privateRefillBytesPerNs > 0 && p.lastRanCpu === rq.cpu)
-      p.segOverheadNs += this.cache.privateRefillNs(
-        p.workingSetBytes,
-        rq.cachePressure - p.cachePressureAtLeave,
-        p.privateRefillBytesPerNs,
-      );
+    p.segOverheadNs += this.cache.resumeRefillNs(p, rq.cpu, this.rqs);
     rq.cachePressure += p.workingSetBytes;
   }
 
