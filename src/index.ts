@@ -503,6 +503,32 @@ export {
   seed004Experiment,
 } from "./reproduce/seed004";
 export {
+  SEED004_UNKNOWNS,
+  SEED004_MACHINES,
+  SEED004_HI_PLACEMENTS,
+} from "./reproduce/seed004_unknowns";
+export {
+  calibrateReproduction,
+  calibrationTargets,
+  reproductionUnknowns,
+  sweepReproduction,
+  type CalibrateReproductionOptions,
+  type SweepReproductionOptions,
+  type UnknownEntry,
+} from "./reproduce/unknowns";
+export {
+  calibrationFileSchema,
+  frozenCalibration,
+  type CalibrationFile,
+} from "./reproduce/calibration_file";
+export {
+  envelopeOfRows,
+  readSweepRows,
+  sensitivityOfRows,
+  sweepRowsPath,
+  type SweepFigureRow,
+} from "./reproduce/sweep_rows";
+export {
   formatSysbenchCpu,
   trialDivisions,
   SYSBENCH_CPU_DIVISION_NS,

@@ -3,6 +3,7 @@
 // elsewhere costs a refill at the bandwidth of wherever the data now sits. Messages passed
 // between tasks cost a copy whose speed depends on where the producer left the bytes.
 import type { Machine, ShareLevel } from "../machine/types";
+import type { Task } from "./sched";
 import { SHARE_LEVELS } from "../machine/types";
 
 export class CacheModel {
@@ -56,6 +57,38 @@ export class CacheModel {
     // Lines still in a cache at this distance come at that level's bandwidth; the rest from memory.
     const warmNs = SHARE_LEVELS[i] === "same_cpu" ? 0 : warm / this.copyBytesPerNsByLevel[i];
     return warmNs + cold / c.memoryBytesPerNs;
+  }
+
+  /**
+   * What task `p` pays to run on `cpu` (chargeCacheRefill): its working set from where it was
+   * warm, less what other tasks' working sets pushed out of that CPU's LLC since it left (the
+   * rest from memory); and, back on the same CPU with a private refill rate, the private-cache
+   * part (privateRefillNs). `rqs[c].cachePressure` counts the bytes switched in on CPU c.
+   */
+  resumeRefillNs(p: Task, cpu: number, rqs: readonly { cachePressure: number }[]): number {
+    const from = p.lastRanCpu;
+    const displaced = from >= 0 ? rqs[from].cachePressure - p.cachePressureAtLeave : 0;
+    const ns = this.refillNs(
+      p.workingSetBytes,
+      from,
+      cpu,
+      displaced / this.machine.caches.llcBytes,
+    );
+    if (p.privateRefillBytesPerNs <= 0 || from !== cpu) return ns;
+    return ns + this.privateRefillNs(p.workingSetBytes, displaced, p.privateRefillBytesPerNs);
+  }
+
+  /**
+   * Time for a task back on the CPU it last ran on to re-read the lines of its `workingSet` that
+   * `displacedBytes` of other tasks' working sets pushed out of the CPU's private caches (at most
+   * one L2), from the LLC at `bytesPerNs` (its code's rate: dependent loads wait a load-to-use
+   * latency per line), no faster than the LLC's streaming rate (copyBytesPerNs.shared_llc).
+   * SMT siblings' use of a shared L2 is not modelled.
+   */
+  privateRefillNs(workingSet: number, displacedBytes: number, bytesPerNs: number): number {
+    const lost = Math.min(workingSet, this.machine.caches.l2Bytes, Math.max(0, displacedBytes));
+    if (lost <= 0 || bytesPerNs <= 0) return 0;
+    return lost / Math.min(bytesPerNs, this.machine.costs.copyBytesPerNs.shared_llc);
   }
 
   /** Copy of `bytes` last written by `writerCpu`, read on `readerCpu`: first-line latency + bandwidth. */

@@ -14,6 +14,7 @@ export function primeTaskLayout(p: Task): Task {
     "lastStateChange",
     "onCpuUntil",
     "lastRanAt",
+    "privateRefillBytesPerNs",
   ]);
   primeDoubles(p.se, [
     "vruntime",

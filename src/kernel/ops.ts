@@ -184,6 +184,13 @@ export interface SpawnSpec {
   /** Start on this CPU instead of fork placement. */
   cpu?: number;
   workingSetBytes?: number;
+  /**
+   * Bytes per ns (GB/s) at which the task's code re-reads working-set lines it lost from a CPU's
+   * private caches (L1/L2) while other tasks ran there: one line per load-to-use latency for
+   * dependent loads (pointer chasing), up to the LLC's streaming rate. 0 (default): not modelled.
+   * See Task.privateRefillBytesPerNs.
+   */
+  privateRefillBytesPerNs?: number;
   /** sched_attr.sched_runtime in ns (v6.12+: the task's slice, clamped to 0.1-100 ms; see setSlice). */
   slice?: number;
 }
@@ -204,6 +211,8 @@ export interface ForkSpec {
   /** Start on this CPU instead of fork placement (select_task_rq with SD_BALANCE_FORK). */
   cpu?: number;
   workingSetBytes?: number;
+  /** As SpawnSpec.privateRefillBytesPerNs. */
+  privateRefillBytesPerNs?: number;
   /** sched_attr.sched_runtime in ns (v6.12+: the child's slice; see setSlice). */
   slice?: number;
 }

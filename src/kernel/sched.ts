@@ -221,6 +221,13 @@ export class Task {
   lastRanCpu = -1;
   lastRanAt = 0;
   workingSetBytes = 0;
+  /**
+   * When > 0: resuming on the CPU it last ran on, the task re-reads the part of its working set
+   * that the tasks run there since displaced from the CPU's private caches (at most
+   * caches.l2Bytes) from the LLC, at min(this rate, copyBytesPerNs.shared_llc) bytes per ns.
+   * 0: only the LLC share is modelled (the default of every task).
+   */
+  privateRefillBytesPerNs = 0;
   /** Pressure counter snapshot of the last CPU's caches when the task left it. */
   cachePressureAtLeave = 0;
 

@@ -25,6 +25,13 @@ import { MAX_RT_PRIO } from "../kernel/sched";
 import type { Workload, WorkloadContext, WorkloadRun } from "./workload";
 import { requireInt, requireKnownKeys, requireNumber, runLength } from "./workload";
 
+/** A boolean parameter, or a clear error naming it. */
+function requireBool(where: string, name: string, v: unknown): boolean {
+  if (typeof v !== "boolean")
+    throw new Error(`${where}: ${name} must be true or false (got ${JSON.stringify(v)})`);
+  return v;
+}
+
 const US = 1000;
 
 /** Parameters of workload.oltpRtMix; every one has a default (see OLTP_RT_MIX_DEFAULTS). */
@@ -35,6 +42,12 @@ export interface OltpRtMixParams {
   txUs?: number;
   /** Working set of a transaction task, KB (refilled when it resumes away from warm caches). */
   txWorkingSetKb?: number;
+  /**
+   * Bytes per ns (GB/s) at which a transaction re-reads what the tasks that preempted it pushed
+   * out of its CPU's private caches (L1/L2), from the LLC; 0 (default): not modelled (only the
+   * LLC share of a working set is). See SpawnSpec.privateRefillBytesPerNs.
+   */
+  txPrivateRefillGBps?: number;
   /** RT server threads in all. */
   rtThreads?: number;
   /** Distinct RT priorities the server threads are dealt over (rtBasePriority, +1, ...). */
@@ -55,8 +68,12 @@ export interface OltpRtMixParams {
   hiWakeHz?: number;
   /** Their mean burst, usec. */
   hiBurstUs?: number;
-  /** The CPU the first high-priority thread starts on; thread i starts on (hiCpuStart + 2i) mod n. */
+  /** The CPU the first high-priority thread starts on; thread i starts on (hiCpuStart + i * hiCpuStride) mod n. */
   hiCpuStart?: number;
+  /** CPUs between two high-priority threads' start CPUs (default 2). */
+  hiCpuStride?: number;
+  /** Pin each high-priority thread to its start CPU (sched_setaffinity to one CPU; default false). */
+  hiPinned?: boolean;
   /** Simulated seconds (default 2). */
   seconds?: number;
   /** Seconds at the start not measured (default 0.2). */
@@ -76,6 +93,7 @@ export const OLTP_RT_MIX_DEFAULTS = {
   txPerCpu: 2,
   txUs: 200,
   txWorkingSetKb: 256,
+  txPrivateRefillGBps: 0,
   rtThreads: 72,
   rtLevels: 1,
   rtBasePriority: 50,
@@ -87,6 +105,8 @@ export const OLTP_RT_MIX_DEFAULTS = {
   hiWakeHz: 5000,
   hiBurstUs: 5,
   hiCpuStart: 1,
+  hiCpuStride: 2,
+  hiPinned: false,
   seconds: 2,
   warmupSeconds: 0.2,
 } as const;
@@ -115,7 +135,7 @@ const expo = (mean: number, u: number) => -mean * Math.log(1 - u);
  * An OLTP-like box: fair transaction tasks on every CPU and RT server threads at a few priority
  * levels waking for short bursts. Metrics: `throughput_tps`, `push_rq_locks_per_s` (rq locks
  * taken on the RT push path: push targets and post_schedule's own lock), `push_target_locks_per_s`,
- * `pull_rq_locks_per_s`, `wakeup_rq_locks_per_s`, `rq_lock_wait_us_per_s` (spin on all paths) and
+ * `pull_rq_locks_per_s`, `wakeup_rq_locks_per_s`, `rq_locks_per_s` (every path), `rq_lock_wait_us_per_s` (spin on all paths) and
  * `push_/pull_/wakeup_lock_wait_us_per_s`, `resched_ipis_per_s`, `rt_double_lock_dropped_per_s`,
  * `rt_wakeup_latency_p99_us` (equal-priority wakeups), `rt_wakeup_latency_all_p99_us`,
  * `equal_prio_wakeups_per_s`, `rt_pushes_per_s`, `rt_pulls_per_s`, `context_switches_per_s`,
@@ -146,6 +166,12 @@ export function oltpRtMix(params: OltpRtMixParams = {}): Workload {
       params.txWorkingSetKb ?? d.txWorkingSetKb,
       0,
     ),
+    txPrivateRefillGBps: requireNumber(
+      where,
+      "txPrivateRefillGBps",
+      params.txPrivateRefillGBps ?? d.txPrivateRefillGBps,
+      0,
+    ),
     rtThreads: requireInt(where, "rtThreads", params.rtThreads ?? d.rtThreads, 0, 4096),
     rtLevels: requireInt(where, "rtLevels", params.rtLevels ?? d.rtLevels, 1, 40),
     rtBasePriority: requireInt(
@@ -168,6 +194,8 @@ export function oltpRtMix(params: OltpRtMixParams = {}): Workload {
     hiWakeHz: requireNumber(where, "hiWakeHz", params.hiWakeHz ?? d.hiWakeHz, 0, false),
     hiBurstUs: requireNumber(where, "hiBurstUs", params.hiBurstUs ?? d.hiBurstUs, 0, false),
     hiCpuStart: requireInt(where, "hiCpuStart", params.hiCpuStart ?? d.hiCpuStart, 0, 4095),
+    hiCpuStride: requireInt(where, "hiCpuStride", params.hiCpuStride ?? d.hiCpuStride, 1, 4096),
+    hiPinned: requireBool(where, "hiPinned", params.hiPinned ?? d.hiPinned),
     seconds: params.seconds ?? d.seconds,
     warmupSeconds: params.warmupSeconds ?? d.warmupSeconds,
   };
@@ -249,6 +277,7 @@ export function oltpRtMix(params: OltpRtMixParams = {}): Workload {
             role: "transaction",
             cpu: i % n,
             workingSetBytes: p.txWorkingSetKb * 1024,
+            privateRefillBytesPerNs: p.txPrivateRefillGBps,
             program: transaction,
           });
         for (let i = 0; i < p.rtThreads; i++)
@@ -261,16 +290,19 @@ export function oltpRtMix(params: OltpRtMixParams = {}): Workload {
             workingSetBytes: p.rtWorkingSetKb * 1024,
             program: (api) => server(api, p.rtWakeHz, p.rtBurstUs, true),
           });
-        for (let i = 0; i < p.hiThreads; i++)
+        for (let i = 0; i < p.hiThreads; i++) {
+          const cpu = (p.hiCpuStart + i * p.hiCpuStride) % n;
           ctx.spawn({
             comm: `oltp-hi${i}`,
             role: "high",
             policy: "fifo",
             rtPriority: p.hiPriority,
-            cpu: (p.hiCpuStart + i * 2) % n,
+            cpu,
+            ...(p.hiPinned ? { cpus: [cpu] } : {}),
             workingSetBytes: 16 * 1024,
             program: (api) => server(api, p.hiWakeHz, p.hiBurstUs, false),
           });
+        }
       });
 
       return {
@@ -289,8 +321,11 @@ export function oltpRtMix(params: OltpRtMixParams = {}): Workload {
             1000 /
             secs;
           let waitNs = 0;
-          for (const path of Object.keys(locks))
+          let allLocks = 0;
+          for (const path of Object.keys(locks)) {
             waitNs += locks[path].waitNs - (base.locks[path]?.waitNs ?? 0);
+            allLocks += acq(path);
+          }
           const all = new Samples();
           for (const v of latEqual.values) all.add(v);
           for (const v of latOther.values) all.add(v);
@@ -300,6 +335,7 @@ export function oltpRtMix(params: OltpRtMixParams = {}): Workload {
             push_target_locks_per_s: acq("rt_push"),
             pull_rq_locks_per_s: acq("rt_pull"),
             wakeup_rq_locks_per_s: acq("ttwu_remote") + acq("ttwu_local") + acq("ttwu_pending"),
+            rq_locks_per_s: allLocks,
             rq_lock_wait_us_per_s: waitNs / 1000 / secs,
             push_lock_wait_us_per_s: waitUs("rt_push", "rt_push_local"),
             pull_lock_wait_us_per_s: waitUs("rt_pull"),

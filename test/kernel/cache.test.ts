@@ -137,3 +137,85 @@ test("a task moved to another socket pays its working set's refill before its wo
   const stay = secondRunNs(ws, 0);
   assert.ok(stay - secondRunNs(0, 0) < refill / 10);
 });
+
+test("privateRefillNs: what ran since, at most one L2 and the working set, at min(task rate, LLC streaming)", () => {
+  const m = machineBuilder()
+    .sockets(1)
+    .cores(2)
+    .costs({ copyBytesPerNs: COPY, memoryBytesPerNs: MEM })
+    .caches({ l2Bytes: 256 << 10, llcBytes: 32 << 20 })
+    .build();
+  const c = boot(m, "3.19").cache;
+  const KB = 1024;
+  assert.equal(c.privateRefillNs(256 * KB, 64 * KB, 4), (64 * KB) / 4, "64 KB displaced at 4 GB/s");
+  assert.equal(c.privateRefillNs(256 * KB, 1 << 20, 4), (256 * KB) / 4, "at most one L2");
+  assert.equal(c.privateRefillNs(16 * KB, 64 * KB, 4), (16 * KB) / 4, "at most the working set");
+  assert.equal(
+    c.privateRefillNs(256 * KB, 64 * KB, 100),
+    (64 * KB) / COPY.shared_llc,
+    "no faster than the LLC streams",
+  );
+  assert.equal(c.privateRefillNs(256 * KB, 0, 4), 0, "nothing ran in between");
+  assert.equal(c.privateRefillNs(256 * KB, -5, 4), 0);
+  assert.equal(c.privateRefillNs(256 * KB, 64 * KB, 0), 0, "rate 0: not modelled");
+});
+
+/**
+ * A transaction-like task (256 KB working set, pinned to cpu0) is preempted by a SCHED_FIFO task
+ * with a 64 KB working set that runs 20 us there; returns how long the first task's 1 ms of work
+ * took from its start (ns).
+ */
+function preemptedRunNs(refillBytesPerNs: number): number {
+  const m = machineBuilder()
+    .sockets(1)
+    .cores(2)
+    .costs({ copyBytesPerNs: COPY, memoryBytesPerNs: MEM, contextSwitchNs: 1000 })
+    .caches({ l2Bytes: 256 << 10, llcBytes: 32 << 20 })
+    .build();
+  const k = boot(m, "3.19");
+  let done = 0;
+  k.spawn({
+    comm: "tx",
+    cpu: 0,
+    cpus: [0],
+    workingSetBytes: 256 << 10,
+    privateRefillBytesPerNs: refillBytesPerNs,
+    program: function* () {
+      yield run(1_000_000);
+      yield call(() => (done = k.now));
+      yield run(Infinity);
+    },
+  });
+  k.spawn({
+    comm: "rt",
+    cpu: 0,
+    cpus: [0],
+    policy: "fifo",
+    rtPriority: 50,
+    workingSetBytes: 64 << 10,
+    program: function* () {
+      yield sleep(300_000);
+      yield run(20_000);
+      yield sleep(100_000_000);
+    },
+  });
+  k.runUntil(5_000_000);
+  assert.ok(done > 0);
+  return done;
+}
+
+test("a task preempted on its own CPU re-reads what the preempting task displaced from its L2 (only when its rate is set)", () => {
+  const off = preemptedRunNs(0);
+  const on = preemptedRunNs(4);
+  const lost = (64 << 10) / 4; // the RT task's 64 KB, at 4 GB/s
+  assert.ok(on - off >= lost * 0.99, `extra ${on - off} ns, expected ~${lost} ns`);
+  assert.ok(on - off < lost * 1.5, `extra ${on - off} ns is about one 64 KB refill`);
+});
+
+test("spawn refuses a negative or non-finite privateRefillBytesPerNs, naming it", () => {
+  const k = kernel();
+  assert.throws(
+    () => k.spawn({ comm: "x", program: function* () {}, privateRefillBytesPerNs: -1 }),
+    /privateRefillBytesPerNs must be a finite number >= 0/,
+  );
+});

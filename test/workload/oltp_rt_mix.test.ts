@@ -57,3 +57,68 @@ test("oltpRtMix on 4 CPUs: transactions fill what RT leaves; wakeups recorded by
   );
   assert.ok(m("rt_wakeup_latency_p99_us") > 0);
 });
+
+test("oltpRtMix: new parameters refuse bad input by name", () => {
+  assert.throws(
+    () => workload.oltpRtMix({ hiCpuStride: 0 }),
+    /hiCpuStride must be an integer from 1 to 4096/,
+  );
+  assert.throws(
+    () => workload.oltpRtMix({ hiPinned: "yes" as never }),
+    /hiPinned must be true or false/,
+  );
+  assert.throws(
+    () => workload.oltpRtMix({ txPrivateRefillGBps: -1 }),
+    /txPrivateRefillGBps must be a finite number >= 0/,
+  );
+});
+
+test("oltpRtMix: the FIFO 90 threads start at hiCpuStart + i * hiCpuStride, pinned there with hiPinned", () => {
+  // Stride 4 on 4 CPUs puts both threads on cpu1: unpinned, a wakee meeting the other (equal
+  // priority) is moved by select_task_rq_rt; pinned, both stay on cpu1.
+  const high = (hiPinned: boolean) => {
+    const w = workload.oltpRtMix({
+      rtThreads: 0,
+      hiThreads: 2,
+      hiWakeHz: 20000,
+      hiBurstUs: 40,
+      hiCpuStart: 1,
+      hiCpuStride: 4,
+      hiPinned,
+      seconds: 0.05,
+      warmupSeconds: 0.005,
+    });
+    const res = topology("core2-2x2").era("3.19").workload(w).runSync({ iterations: 1, seed: 2 });
+    return res.iteration("baseline", 0).tasks.filter((t) => t.role === "high");
+  };
+  const pinned = high(true);
+  assert.deepEqual(
+    pinned.map((t) => [t.lastCpu, t.migrations]),
+    [
+      [1, 0],
+      [1, 0],
+    ],
+  );
+  const free = high(false);
+  assert.ok(
+    free.reduce((s, t) => s + t.migrations, 0) > 0,
+    "unpinned equal-priority threads on one CPU move",
+  );
+});
+
+test("oltpRtMix: rq_locks_per_s counts every path, at least push + pull + wakeup", () => {
+  const w = workload.oltpRtMix({
+    rtThreads: 4,
+    rtWakeHz: 2000,
+    hiThreads: 1,
+    seconds: 0.1,
+    warmupSeconds: 0.02,
+  });
+  const res = topology("core2-2x2").era("3.19").workload(w).runSync({ iterations: 1, seed: 2 });
+  const m = (x: string) => res.mean(x, "baseline");
+  assert.ok(
+    m("rq_locks_per_s") >=
+      m("push_rq_locks_per_s") + m("pull_rq_locks_per_s") + m("wakeup_rq_locks_per_s"),
+  );
+  assert.ok(m("rq_locks_per_s") > m("wakeup_rq_locks_per_s"), "the schedule() path too");
+});

@@ -497,12 +497,7 @@ export class Kernel implements SchedCore {
   /** A task resuming away from its warm caches pays a refill. */
   private chargeCacheRefill(rq: Rq, p: Task): void {
     if (p.workingSetBytes <= 0) return;
-    let evicted = 0;
-    if (p.lastRanCpu >= 0) {
-      const src = this.rqs[p.lastRanCpu];
-      evicted = (src.cachePressure - p.cachePressureAtLeave) / this.machine.caches.llcBytes;
-    }
-    p.segOverheadNs += this.cache.refillNs(p.workingSetBytes, p.lastRanCpu, rq.cpu, evicted);
+    p.segOverheadNs += this.cache.resumeRefillNs(p, rq.cpu, this.rqs);
     rq.cachePressure += p.workingSetBytes;
   }
 

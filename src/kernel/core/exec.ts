@@ -278,6 +278,7 @@ export function continueTask(k: SchedCore, rq: Rq, p: Task): void {
           cpus: c.cpus,
           cpu: c.cpu,
           workingSetBytes: c.workingSetBytes,
+          privateRefillBytesPerNs: c.privateRefillBytesPerNs,
           slice: c.slice,
         });
         p.opResult = child.pid;

@@ -18,6 +18,12 @@ export function spawnTask(k: SchedCore, spec: SpawnSpec): Task {
   setSchedParams(p, policy, spec.nice ?? 0, isRtPolicy(policy) ? (spec.rtPriority ?? 1) : 0);
   if (spec.cpus) p.setAffinity(spec.cpus);
   p.workingSetBytes = spec.workingSetBytes ?? 0;
+  const refill = spec.privateRefillBytesPerNs ?? 0;
+  if (!(refill >= 0 && Number.isFinite(refill)))
+    throw new Error(
+      `spawn ${spec.comm}: privateRefillBytesPerNs must be a finite number >= 0 (bytes per ns; got ${refill})`,
+    );
+  p.privateRefillBytesPerNs = refill;
   if (spec.slice !== undefined) {
     if (!(spec.slice >= 0 && Number.isFinite(spec.slice)))
       throw new Error(`spawn ${spec.comm}: slice must be a number of ns >= 0 (got ${spec.slice})`);
