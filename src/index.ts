@@ -192,6 +192,7 @@ export { SCHED_PRIO_TO_WEIGHT, niceToWeight } from "./kernel/prio";
 export type { Workload, WorkloadContext, WorkloadRun } from "./workload/workload";
 export {
   reproduction,
+  reproductionAt,
   reproductionIds,
   runReproduction,
   publishedFor,
