@@ -37,7 +37,7 @@ for (const id of reproductionIds()) {
       const s = exp.spec(r.quick);
       assert.equal(s.era, TODAY_ERA);
       assert.deepEqual(s.variants, { [TODAY_VARIANT]: [] });
-      assert.equal(s.machine, r.experiment().spec(r.quick).machine);
+      assert.deepEqual(s.machine, r.experiment().spec(r.quick).machine);
       assert.deepEqual(experimentById(`${id}@today`).spec(r.quick), s);
       const today = runToday(r, r.quick)!;
       // the today rows only (the published variants' rows are not run here: `base` has none)
