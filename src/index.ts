@@ -204,6 +204,7 @@ export { SCHED_PRIO_TO_WEIGHT, niceToWeight } from "./kernel/prio";
 export type { Workload, WorkloadContext, WorkloadRun } from "./workload/workload";
 export {
   reproduction,
+  reproductionAt,
   reproductionIds,
   runReproduction,
   publishedFor,
@@ -343,11 +344,7 @@ export type { SelectIdleCpuStats } from "./kernel/counters";
 export type { CacheSizes } from "./machine/types";
 export type { MachineBuilder, CostOverrides, LlcSpan, Numbering } from "./machine/builder";
 export type { IdleLimit } from "./machine/idle_states";
-export type {
-  RunProfile,
-  PublishedFile,
-  PublishedFigure,
-} from "./reproduce/registry";
+export type { RunProfile, PublishedFile, PublishedFigure } from "./reproduce/registry";
 export type { LedgerSource } from "./reproduce/ledger";
 export {
   TODAY_ERA,
@@ -417,11 +414,7 @@ export type { FeatureName, FEATURES } from "./kernel/features";
 export type { ChannelKind } from "./kernel/channel";
 export type { ForkSpec, OpName } from "./kernel/ops";
 export type { SdLevel } from "./kernel/topology/sched_domain";
-export type {
-  BuildOptions,
-  GroupCapacityCtx,
-  GroupCapacityFn,
-} from "./kernel/topology/topology";
+export type { BuildOptions, GroupCapacityCtx, GroupCapacityFn } from "./kernel/topology/topology";
 export type { TtwuQueueCondCtx } from "./kernel/core/ttwu";
 export type {
   SelectTaskRqCtx,
@@ -467,11 +460,7 @@ export type {
 
 // seed 003
 export { SCHBENCH_WORKING_SET_BYTES, type SchbenchParams } from "./workload/schbench";
-export {
-  OLTP_RT_MIX_DEFAULTS,
-  rtPrioOf,
-  type OltpRtMixParams,
-} from "./workload/oltp_rt_mix";
+export { OLTP_RT_MIX_DEFAULTS, rtPrioOf, type OltpRtMixParams } from "./workload/oltp_rt_mix";
 export {
   netperfConfidence,
   UDP_LENGTH_MAX,
@@ -508,20 +497,6 @@ export {
   SEED004_HI_PLACEMENTS,
 } from "./reproduce/seed004_unknowns";
 export {
-  calibrateReproduction,
-  calibrationTargets,
-  reproductionUnknowns,
-  sweepReproduction,
-  type CalibrateReproductionOptions,
-  type SweepReproductionOptions,
-  type UnknownEntry,
-} from "./reproduce/unknowns";
-export {
-  calibrationFileSchema,
-  frozenCalibration,
-  type CalibrationFile,
-} from "./reproduce/calibration_file";
-export {
   envelopeOfRows,
   readSweepRows,
   sensitivityOfRows,
@@ -536,10 +511,7 @@ export {
   type BenchmarkWorkload,
 } from "./workload/sysbench_cpu";
 export type { ThreadBurstParams } from "./workload/thread_burst";
-export {
-  formatPerfBenchPipe,
-  type PerfBenchPipeParams,
-} from "./workload/perf_bench_pipe";
+export { formatPerfBenchPipe, type PerfBenchPipeParams } from "./workload/perf_bench_pipe";
 export { formatStressCpu, type StressCpuParams } from "./workload/stress_cpu";
 export {
   formatNetperfTcpRr,
@@ -566,12 +538,7 @@ export {
   RT_APP_POLICIES,
   type RtAppJson,
 } from "./workload/rt_app_schema";
-export {
-  SEED000_MECHANISM,
-  keptValues,
-  netperfKept,
-  throughputRatios,
-} from "./reproduce/seed000";
+export { SEED000_MECHANISM, keptValues, netperfKept, throughputRatios } from "./reproduce/seed000";
 
 // seed 001
 export {
@@ -603,11 +570,7 @@ export {
 export type { CostProfile } from "./machine/types";
 export { hasClusterLevel, clusterFlags } from "./kernel/topology/levels";
 export { asymCpuCapacityClassify } from "./kernel/topology/asym";
-export {
-  fitsCapacity,
-  taskFitsCapacity,
-  selectIdleCapacity,
-} from "./kernel/fair/wake/capacity";
+export { fitsCapacity, taskFitsCapacity, selectIdleCapacity } from "./kernel/fair/wake/capacity";
 export { updateMisfitStatus, maxAllowedCapacity } from "./kernel/fair/misfit";
 export { checkMisfitStatus } from "./kernel/fair/misfit";
 export { capacityGreater } from "./kernel/fair/lb/misfit";

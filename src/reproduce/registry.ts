@@ -2,6 +2,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Experiment, RunOptions } from "../experiment/experiment";
+import type { UnknownValue } from "../experiment/unknown";
 import type { Results } from "../experiment/results";
 import type { Figure } from "../plot/types";
 import type { FigureKind, LedgerRow, TodaySpec } from "./types";
@@ -40,13 +41,21 @@ export interface Reproduction {
   notes?: string;
   /** The `today` variant: this machine and workload on today's kernel, no patch (today.ts). */
   today?: TodaySpec;
+  /**
+   * A calibration by closed form: the values of the unknowns the published file's calibration
+   * names (its `method` says how), computed from the experiment with every other unknown's value
+   * applied. Every run refits them to those values (sweeps too: reproductionAt), so a calibrated
+   * figure follows the machine or cost it depends on.
+   */
+  closedForm?: (exp: Experiment) => Record<string, UnknownValue>;
 }
 
 const REGISTRY = new Map<string, Reproduction>();
 
 /**
  * Register a reproduction under its id (done once, when its module loads). Its experiment runs
- * with the values of its frozen calibration (data/calibration/<id>.json), when it has one.
+ * with the values of its frozen calibration (data/calibration/<id>.json), when it has one, and
+ * with its closed-form calibration (`closedForm`), when it has one.
  */
 export function defineReproduction(r: Reproduction): Reproduction {
   if (REGISTRY.has(r.id)) throw new Error(`reproduction ${r.id} is defined twice`);
@@ -56,11 +65,58 @@ export function defineReproduction(r: Reproduction): Reproduction {
     experiment: () => {
       const exp = make();
       const cal = frozenCalibration(calibrationSource(r.id));
-      return cal ? exp.assume(cal.values) : exp;
+      return refit(r, cal ? exp.assume(cal.values) : exp, {});
     },
   };
   REGISTRY.set(r.id, wrapped);
   return wrapped;
+}
+
+/**
+ * `exp` with r's closed-form calibration fitted to its other unknowns' values, unless `values`
+ * (a sweep point's) set a calibrated unknown themselves. The published file must declare the
+ * calibration, its method, and exactly the unknowns the closed form gives.
+ */
+function refit(r: Reproduction, exp: Experiment, values: Record<string, UnknownValue>): Experiment {
+  if (!r.closedForm) return exp;
+  const fitted = r.closedForm(exp);
+  const cal = publishedFor(r.id).calibration;
+  const names = Object.keys(fitted);
+  const where = `data/published/${r.id}.json calibration`;
+  if (!cal?.method)
+    throw new Error(
+      `reproduction ${r.id}: calibrated by a closed form, so ${where} must give "method" (how) and "unknowns" (${names.join(", ")})`,
+    );
+  if (cal.unknowns.length !== names.length || !names.every((n) => cal.unknowns.includes(n)))
+    throw new Error(
+      `reproduction ${r.id}: ${where}.unknowns must be the closed form's unknowns (${names.join(", ")}); got ${cal.unknowns.join(", ")}`,
+    );
+  return names.some((n) => n in values) ? exp : exp.assume(fitted);
+}
+
+/**
+ * Reproduction `id`'s experiment at a point of its unknowns: `values` assumed, and its
+ * closed-form calibration (if any) refitted to them, so a calibrated figure follows the machine
+ * or cost the point changes (unless the point sets the calibrated unknown itself).
+ *
+ * @example
+ * ```ts
+ * import { reproductionAt } from "schedlab";
+ * // 002-ht with no sibling slowdown: the loop cost refitted to 1 + 2 x 1 busy CPUs
+ * console.log(reproductionAt("002-ht", { smt_sibling_speed: 1 }).unknownValues());
+ * ```
+ * Prints:
+ * ```text
+ * {
+ *   ht_machine: 'ht-2x1x2',
+ *   smt_sibling_speed: 1,
+ *   loop_ns: 3493246.3903120635
+ * }
+ * ```
+ */
+export function reproductionAt(id: string, values: Record<string, UnknownValue>): Experiment {
+  const r = reproduction(id);
+  return refit(r, r.experiment().assume(values), values);
 }
 
 /**

@@ -6,7 +6,7 @@ import type { Experiment, RunOptions } from "../experiment/experiment";
 import type { Results } from "../experiment/results";
 import type { Era } from "../kernel/features";
 import { ledgerRow, type LedgerExperiment } from "./ledger";
-import { reproduction, type Reproduction, type RunProfile } from "./registry";
+import { reproduction, reproductionAt, type Reproduction, type RunProfile } from "./registry";
 import type { LedgerRow } from "./types";
 
 /** The kernel a `today` variant runs. */
@@ -53,7 +53,14 @@ export function todayRun(r: Reproduction): Pick<Reproduction, "id" | "experiment
 export function experimentById(id: string): Experiment {
   // `<id>|{"unknown":value}`: a point of a sweep over the reproduction's unknowns
   const bar = id.indexOf("|");
-  if (bar >= 0) return experimentById(id.slice(0, bar)).assume(JSON.parse(id.slice(bar + 1)));
+  if (bar >= 0) {
+    const base = id.slice(0, bar);
+    const values = JSON.parse(id.slice(bar + 1));
+    // a reproduction's closed-form calibration is refitted at the point (reproductionAt)
+    return base.endsWith(SUFFIX)
+      ? experimentById(base).assume(values)
+      : reproductionAt(base, values);
+  }
   if (!id.endsWith(SUFFIX)) return reproduction(id).experiment();
   const exp = todayExperiment(reproduction(id.slice(0, -SUFFIX.length)));
   if (!exp) throw new Error(`reproduction ${id} takes its today rows from its own run`);

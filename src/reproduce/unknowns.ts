@@ -23,6 +23,7 @@ import {
   figureRole,
   publishedFor,
   reproduction,
+  reproductionAt,
   type Reproduction,
   type RunProfile,
 } from "./registry";
@@ -40,17 +41,11 @@ export interface UnknownEntry extends UnknownInfo {
 
 /** The unknowns reproduction `id` declares, with the values its runs use. */
 export function reproductionUnknowns(id: string): UnknownEntry[] {
-  const exp = reproduction(id).experiment();
+  const r = reproduction(id);
+  const exp = r.experiment();
   const values = exp.unknownValues();
   const cal = frozenCalibration(calibrationSource(id));
-  // fitted by schedlab calibrate (frozen), or by a closed form the published file states
-  let closed: string[] = [];
-  try {
-    const c = publishedFor(id).calibration;
-    if (c?.method) closed = c.unknowns;
-  } catch {
-    closed = [];
-  }
+  const closed = r.closedForm ? Object.keys(r.closedForm(exp)) : [];
   return exp.declaredUnknowns().map((u) => ({
     ...unknownInfo(u),
     value: values[u.name],
@@ -139,6 +134,10 @@ export function calibrateReproduction(
       );
     return declared.find((d) => d.id === t)!;
   });
+  if (r.closedForm)
+    throw new Error(
+      `calibrate ${id}: ${pub.calibration.unknowns.join(", ")} ${pub.calibration.unknowns.length > 1 ? "are" : "is"} fitted by a closed form (data/published/${id}.json calibration.method: ${pub.calibration.method ?? "not given"}), refitted at every run and sweep point: there is nothing to freeze`,
+    );
   const unknowns = opts.unknowns ?? pub.calibration.unknowns;
   for (const u of unknowns)
     if (!pub.calibration.unknowns.includes(u))
@@ -190,15 +189,22 @@ export async function sweepReproduction(
   const r = reproduction(id);
   const exp: Experiment = r.experiment();
   const unknowns = exp.declaredUnknowns();
-  const base = exp.unknownValues();
-  const points = sweepPoints(unknowns, base, grid, opts.design);
+  // Unknowns a closed form calibrates (and the grid does not sweep) are refitted at every point:
+  // they are no base values of the sweep, and each point records the value it ran with.
+  const fitted = (r.closedForm ? Object.keys(r.closedForm(exp)) : []).filter((n) => !(n in grid));
+  const free = (v: Record<string, UnknownValue>) =>
+    Object.fromEntries(Object.entries(v).filter(([n]) => !fitted.includes(n)));
+  const base = free(exp.unknownValues());
+  const points = sweepPoints(unknowns, exp.unknownValues(), grid, opts.design);
   const profile = opts.profile ?? r.quick;
   const figures = reproductionFigures(r);
   const pool = new ReproductionPool(opts.jobs ?? 1);
   const out: SweepPoint[] = [];
   try {
-    for (const values of points) {
-      const point = { id: `${id}|${JSON.stringify(values)}`, experiment: () => exp.assume(values) };
+    for (const p of points) {
+      const atPoint = reproductionAt(id, free(p));
+      const values = atPoint.unknownValues();
+      const point = { id: `${id}|${JSON.stringify(values)}`, experiment: () => atPoint };
       const results = await pool.run(point, profile, { seed: opts.seed ?? 1 });
       out.push({ values, results, figures: figures(results) });
       opts.onPoint?.(out.length, points.length, values);
