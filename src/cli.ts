@@ -5,6 +5,7 @@ import * as path from "node:path";
 import { machineByName, presetNames, preset } from "./machine/presets";
 import { machineImportCmd, type MachineImportFlags } from "./cli_machine";
 import { addUnknownCommands } from "./cli_unknowns";
+import { addSweepCommands } from "./cli_sweep";
 import { costProfileNames } from "./machine/profiles";
 import { newNotebook } from "./notebook/template";
 import { ERAS, fairPolicyNote, isEra } from "./kernel/features";
@@ -193,6 +194,7 @@ const COMMANDS = [
   "unknowns",
   "calibrate",
   "sweep",
+  "worker",
   "new-notebook",
   "help",
 ];
@@ -314,6 +316,7 @@ function program(status: { code: number }): Command {
       for (const h of hookNames()) process.stdout.write(`${h.padEnd(32)} ${hookDescription(h)}\n`);
     });
   addUnknownCommands(sub, status);
+  addSweepCommands(sub, status);
   return root;
 }
 

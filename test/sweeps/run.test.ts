@@ -1,0 +1,87 @@
+// A sweep spec run on this machine into a DuckDB file: interrupted half way with Ctrl-C and run
+// again, only the missing jobs run, and the database ends up identical to an uninterrupted
+// run's; a repeated sweep runs nothing; a file that is not a sweep database is refused and left
+// as it was; a malformed spec is refused naming the field.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import "../../src/index";
+import { loadSweepSpec, planSweep } from "../../src/sweeps/spec";
+import { identity } from "../../src/sweeps/identity";
+import { runSweep } from "../../src/sweeps/run";
+import { SMALL, comparable, queryDb, runCli, startCli, tempDir } from "../support/sweep";
+
+test("a sweep interrupted half way resumes with only the missing jobs, and ends as an uninterrupted one", {
+  timeout: 300_000,
+}, async () => {
+  const dir = tempDir("resume");
+  const db = path.join(dir, "resume.duckdb");
+  const first = startCli(["sweep", SMALL, "--db", db, "--jobs", "1"]);
+  // meanwhile, the same sweep uninterrupted, in this process
+  const whole = path.join(dir, "whole.duckdb");
+  const plan = planSweep(loadSweepSpec(SMALL), SMALL, identity());
+  const reference = runSweep(plan, { db: whole, jobs: 1, progress: false });
+  await first.waitFor(/\[sweep demo\] (1[89]|2\d|3[0-5])\/36 done/, "half the jobs done");
+  first.proc.kill("SIGINT");
+  assert.equal(await first.exit, 130, first.output());
+  assert.match(first.output(), /interrupted: \d+ jobs run, 0 reused, 0 failed, of 36/);
+  const kept = await queryDb(db, "SELECT key, finished_at FROM runs ORDER BY key");
+  const k = kept.length;
+  assert.ok(k >= 18 && k < 36, `${k} runs written before the interrupt`);
+  // every run written is whole: its metrics are there
+  const [m] = await queryDb(db, "SELECT count(DISTINCT key) AS n FROM metrics");
+  assert.equal(m.n, k);
+
+  const second = await runCli(["sweep", SMALL, "--db", db, "--jobs", "1"]);
+  assert.equal(second.code, 0, second.output);
+  assert.match(
+    second.output,
+    new RegExp(`${k} in ${db.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")} already, ${36 - k} to run`),
+  );
+  assert.match(second.output, new RegExp(`${36 - k} jobs run, ${k} reused, 0 failed, of 36`));
+  const after = await queryDb(db, "SELECT key, finished_at FROM runs ORDER BY key");
+  assert.equal(after.length, 36);
+  const firstRun = new Map(kept.map((r) => [r.key, r.finished_at]));
+  for (const r of after)
+    if (firstRun.has(r.key)) assert.equal(r.finished_at, firstRun.get(r.key), `${r.key} rewritten`);
+
+  const ref = await reference;
+  assert.equal(ref.ran, 36);
+  assert.equal(await comparable(db), await comparable(whole));
+
+  // the same sweep again: everything is in the database, nothing runs
+  const again = await runSweep(plan, { db: whole, jobs: 1, progress: false });
+  assert.deepEqual([again.ran, again.reused, again.failed.length], [0, 36, 0]);
+});
+
+test("a file that is not a sweep database is refused and left as it was", async () => {
+  const dir = tempDir("notdb");
+  const file = path.join(dir, "notes.duckdb");
+  fs.writeFileSync(file, "not a database\n");
+  const plan = planSweep(loadSweepSpec(SMALL), SMALL, identity());
+  await assert.rejects(
+    runSweep(plan, { db: file, progress: false }),
+    /notes\.duckdb is not a sweep database: DuckDB cannot open it/,
+  );
+  assert.equal(fs.readFileSync(file, "utf8"), "not a database\n");
+});
+
+test("a malformed spec is refused naming the field, before anything is written", {
+  timeout: 120_000,
+}, async () => {
+  const dir = tempDir("badspec");
+  const spec = path.join(dir, "bad.json");
+  const db = path.join(dir, "bad.duckdb");
+  fs.writeFileSync(
+    spec,
+    JSON.stringify({ experiment: "demo", grid: { hz: [100, 5000] }, iterations: 1 }),
+  );
+  const r = await runCli(["sweep", spec, "--db", db]);
+  assert.equal(r.code, 2, r.output);
+  assert.match(
+    r.output,
+    /bad\.json: unknown hz: grid\.hz value must be a number in its range \[100, 1000\] Hz \(got 5000\)/,
+  );
+  assert.equal(fs.existsSync(db), false);
+});
