@@ -11,6 +11,8 @@ import * as path from "node:path";
 import "../src/index";
 import { loadSweepSpec, planSweep, type SweepSpec } from "../src/sweeps/spec";
 import { runSweep, type SweepRunSummary } from "../src/sweeps/run";
+import { openSweep } from "../src/sweeps/open";
+import { ReproductionPool } from "../src/reproduce/parallel";
 
 const ROOT = path.join(__dirname, "..");
 const BIN = path.join(ROOT, "bin", "schedlab.js");
@@ -99,9 +101,26 @@ interface Row {
   wall_s: number;
   jobs_per_min: number;
   ms_per_job: number;
+  /** Mean wall time of one job's run on its thread (from the runs table). */
+  run_ms: number;
 }
 
-function row(sweep: string, where: string, s: SweepRunSummary): Row {
+/** The mean time a job's run took on its thread, from the database. */
+async function runMs(db: string): Promise<number> {
+  const d = await openSweep(db);
+  try {
+    const [r] = await d.query("SELECT avg(wall_ms) AS ms FROM runs");
+    return Number(r.ms);
+  } finally {
+    await d.close();
+  }
+}
+
+async function row(sweep: string, where: string, db: string, s: SweepRunSummary): Promise<Row> {
+  if (s.failed.length || s.ran + s.reused !== s.total)
+    process.stderr.write(
+      `${sweep} ${where}: ${s.ran} ran, ${s.reused} reused, ${s.failed.length} failed of ${s.total}${s.failed.length ? `; first: ${s.failed[0].job}: ${s.failed[0].error}` : ""}\n`,
+    );
   return {
     sweep,
     where,
@@ -109,6 +128,7 @@ function row(sweep: string, where: string, s: SweepRunSummary): Row {
     wall_s: +s.wallS.toFixed(2),
     jobs_per_min: +((s.ran / s.wallS) * 60).toFixed(1),
     ms_per_job: +((s.wallS * 1000) / s.ran).toFixed(1),
+    run_ms: +(await runMs(db)).toFixed(1),
   };
 }
 
@@ -123,25 +143,18 @@ async function main(): Promise<void> {
     for (const [name, spec] of sweeps) {
       const plan = planSweep(spec, name);
       const counts = name === "trivial (1 ms runs)" ? [1] : workerCounts;
-      for (const t of counts)
-        rows.push(
-          row(
-            name,
-            `local, ${t} thread(s)`,
-            await runSweep(plan, { db: fresh(), jobs: t, progress: false }),
-          ),
-        );
+      for (const t of counts) {
+        const db = fresh();
+        const s = await runSweep(plan, { db, jobs: t, progress: false });
+        rows.push(await row(name, `local, ${t} thread(s)`, db, s));
+      }
       for (const w of counts) {
         spawnSync("redis-cli", ["-u", redis.url, "FLUSHALL"]);
         const ws = await startWorkers(redis.url, w);
         try {
-          rows.push(
-            row(
-              name,
-              `queue, ${w} worker(s)`,
-              await runSweep(plan, { db: fresh(), queue: redis.url, progress: false, pollMs: 500 }),
-            ),
-          );
+          const db = fresh();
+          const s = await runSweep(plan, { db, queue: redis.url, progress: false, pollMs: 500 });
+          rows.push(await row(name, `queue, ${w} worker(s)`, db, s));
         } finally {
           await stop(ws);
         }
@@ -151,9 +164,17 @@ async function main(): Promise<void> {
     redis.proc.kill("SIGTERM");
     fs.rmSync(tmp, { recursive: true, force: true });
   }
-  const local = rows.find((r) => r.sweep.startsWith("trivial") && r.where.startsWith("local"))!;
+  // with one worker the jobs run one after another: what a job costs beyond its run is overhead
   const queued = rows.find((r) => r.sweep.startsWith("trivial") && r.where.startsWith("queue"))!;
-  const overhead = +(queued.ms_per_job - local.ms_per_job).toFixed(1);
+  const local = rows.find((r) => r.sweep.startsWith("trivial") && r.where.startsWith("local"))!;
+  const overhead = +(queued.ms_per_job - queued.run_ms).toFixed(1);
+  // a local sweep starts its thread inside its wall time (a worker's is started before)
+  const pool = new ReproductionPool(1);
+  const t0 = Date.now();
+  await pool.warm();
+  const startMs = Date.now() - t0;
+  await pool.close();
+  const localOverhead = +(local.ms_per_job - local.run_ms - startMs / local.jobs).toFixed(1);
   if (json) {
     process.stdout.write(
       `${JSON.stringify({ rows, queue_overhead_ms_per_job: overhead, loadavg: os.loadavg() })}\n`,
@@ -162,10 +183,10 @@ async function main(): Promise<void> {
   }
   for (const r of rows)
     process.stdout.write(
-      `${r.sweep.padEnd(22)} ${r.where.padEnd(22)} ${String(r.jobs).padStart(4)} jobs ${r.wall_s.toFixed(1).padStart(7)} s ${r.jobs_per_min.toFixed(0).padStart(6)} jobs/min ${r.ms_per_job.toFixed(0).padStart(6)} ms/job\n`,
+      `${r.sweep.padEnd(22)} ${r.where.padEnd(22)} ${String(r.jobs).padStart(4)} jobs ${r.wall_s.toFixed(1).padStart(7)} s ${r.jobs_per_min.toFixed(0).padStart(6)} jobs/min ${r.ms_per_job.toFixed(0).padStart(6)} ms/job (run ${r.run_ms.toFixed(0)} ms)\n`,
     );
   process.stdout.write(
-    `queue overhead per job (trivial jobs, 1 worker vs 1 local thread): ${overhead} ms; load average ${os
+    `overhead per job beyond its run (trivial jobs, one at a time): queue ${overhead} ms, local thread ${localOverhead} ms (less its thread's start-up, ${(startMs / 1000).toFixed(1)} s); load average ${os
       .loadavg()
       .map((x) => x.toFixed(1))
       .join(" ")}\n`,

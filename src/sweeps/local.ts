@@ -17,7 +17,17 @@ export async function runLocally(
   const worker = `${os.hostname()}:${process.pid}`;
   let next = 0;
   let running = 0;
-  const aborted = () => !!hooks.signal?.aborted;
+  // results are written behind the runs (the store writes one at a time): a thread never waits
+  // for the database before its next job; a write that fails stops the sweep
+  const writes: Promise<void>[] = [];
+  let broken = false;
+  const written = (w: Promise<void>) => {
+    w.catch(() => {
+      broken = true;
+    });
+    writes.push(w);
+  };
+  const aborted = () => !!hooks.signal?.aborted || broken;
   const onAbort = () => void pool.abort(new Error("interrupted"));
   hooks.signal?.addEventListener("abort", onAbort, { once: true });
   const lane = async () => {
@@ -36,8 +46,8 @@ export async function runLocally(
       running--;
       if (aborted()) break;
       if (json !== null)
-        await hooks.onResult(job, json, { worker, wallMs: performance.now() - t0 });
-      else await hooks.onFailure(job, error!, 1);
+        written(hooks.onResult(job, json, { worker, wallMs: performance.now() - t0 }));
+      else written(hooks.onFailure(job, error!, 1));
       hooks.onRunning(running);
     }
   };
@@ -46,6 +56,7 @@ export async function runLocally(
       if (!aborted()) throw err;
     });
     await Promise.all(Array.from({ length: Math.min(threads, jobs.length) }, lane));
+    await Promise.all(writes);
   } finally {
     hooks.signal?.removeEventListener("abort", onAbort);
     await pool.close();

@@ -2,7 +2,7 @@
 // lacks (the job id is the job's key, so a job already queued, running or finished by another
 // submitter is not added twice), collects each result as a worker finishes it, and follows the
 // cluster's progress. Workers (worker.ts) may run on any number of machines.
-import type { Job, Queue, QueueEvents } from "bullmq";
+import type { Queue, QueueEvents } from "bullmq";
 import type { IterationResult } from "../experiment/types";
 import type { PoolTask } from "../reproduce/parallel";
 import { describeIdentity, type Identity } from "./identity";
@@ -103,40 +103,53 @@ export async function runOnQueue(
   });
   if (!pending.size) settle();
   hooks.signal?.addEventListener("abort", () => settle(), { once: true });
-  const busy = new Set<Promise<void>>();
-  const track = (p: Promise<void>) => {
-    busy.add(p);
-    void p.finally(() => busy.delete(p));
+  const busy = new Set<Promise<unknown>>();
+  const track = (p: Promise<unknown>) => {
+    const q = p.then(
+      () => {},
+      (err: Error) => hooks.note(`queue: ${err.message}`),
+    );
+    busy.add(q);
+    void q.then(() => busy.delete(q));
   };
+  let fatal: Error | null = null;
   const finish = (key: string, write: () => Promise<void>) => {
     if (!pending.delete(key) || hooks.signal?.aborted) return;
     running.delete(key);
     track(
-      write().then(() => {
-        hooks.onRunning(running.size);
-        if (!pending.size) settle();
-      }),
-    );
-  };
-  const collect = (key: string, rv: unknown) => {
-    const r = (typeof rv === "string" ? JSON.parse(rv) : rv) as QueuedResult;
-    finish(key, () =>
-      hooks.onResult(byKey.get(key)!, JSON.stringify(r.result), {
-        worker: r.worker,
-        wallMs: r.wallMs,
-      }),
+      write().then(
+        () => {
+          hooks.onRunning(running.size);
+          if (!pending.size) settle();
+        },
+        (err: Error) => {
+          // the database refused a write: stop the sweep (what was written stays)
+          fatal ??= err;
+          settle();
+        },
+      ),
     );
   };
   const failed = (key: string, reason: string, attempts: number) =>
     finish(key, () => hooks.onFailure(byKey.get(key)!, reason, attempts));
+  /** Writes a finished job's result; one read before the job completed is read again. */
+  const collect = async (key: string, rv: unknown) => {
+    let r = (typeof rv === "string" ? JSON.parse(rv) : rv) as QueuedResult | null | undefined;
+    if (!r?.result) r = (await queue.getJob(key))?.returnvalue as QueuedResult | undefined;
+    if (!r?.result) return; // not there yet: the next poll comes back to it
+    const { result, worker, wallMs } = r;
+    finish(key, () => hooks.onResult(byKey.get(key)!, JSON.stringify(result), { worker, wallMs }));
+  };
   /** Reads a job's state and acts on it: collects it, fails it, counts it as running. */
-  const reconcile = async (key: string, job?: Job | null) => {
-    const j = job === undefined ? await queue.getJob(key) : job;
-    if (!j) return false;
-    const state = await j.getState();
-    if (state === "completed") collect(key, j.returnvalue);
-    else if (state === "failed") failed(key, j.failedReason, j.attemptsMade);
-    else if (state === "active") running.add(key);
+  const reconcile = async (key: string) => {
+    // the state first, then the job: a job read before it finished has no result yet
+    const state = await queue.getJobState(key);
+    if (state === "unknown") return false;
+    if (state === "completed") await collect(key, undefined);
+    else if (state === "failed") {
+      const j = await queue.getJob(key);
+      if (j) failed(key, j.failedReason, j.attemptsMade);
+    } else if (state === "active") running.add(key);
     else running.delete(key);
     return true;
   };
@@ -145,10 +158,10 @@ export async function runOnQueue(
     hooks.onRunning(running.size);
   });
   events.on("completed", ({ jobId, returnvalue }) => {
-    if (pending.has(jobId)) collect(jobId, returnvalue);
+    if (pending.has(jobId)) track(collect(jobId, returnvalue));
   });
   events.on("failed", ({ jobId }) => {
-    if (pending.has(jobId)) track(reconcile(jobId).then(() => {}));
+    if (pending.has(jobId)) track(reconcile(jobId));
   });
   events.on("stalled", ({ jobId }) => {
     if (!pending.has(jobId)) return;
@@ -183,7 +196,7 @@ export async function runOnQueue(
         const j = found[n];
         if (!j) fresh.push(queuedJob(plan, batch[n]));
         else if ((await j.getState()) === "failed") await j.retry("failed");
-        else await reconcile(batch[n].key, j);
+        else await reconcile(batch[n].key);
       }
     }
     await enqueue(queue, fresh);
@@ -217,7 +230,8 @@ export async function runOnQueue(
     timer = setTimeout(loop, pollMs);
     await settled;
     clearTimeout(timer);
-    while (busy.size) await Promise.all([...busy]);
+    while (busy.size) await Promise.allSettled([...busy]);
+    if (fatal) throw fatal;
     if (hooks.signal?.aborted) {
       // take back the jobs no worker has started
       for (const key of pending) {
