@@ -297,6 +297,7 @@ export {
   type CalibrationFile,
 } from "./reproduce/calibration_file";
 export type { SweepJobTarget, VariantSpec } from "./reproduce/sweep_job";
+export type { PoolTask, WorkerJob } from "./reproduce/parallel";
 export {
   loadSweepSpec,
   parseSweepSpec,

@@ -62,7 +62,7 @@ export function modelFingerprint(): string {
   ];
   for (const [name, file] of parts) {
     h.update(`${name}\0`);
-    h.update(fs.readFileSync(file));
+    h.update(fs.readFileSync(file, "utf8"));
     h.update("\0");
   }
   cached = h.digest("hex").slice(0, 12);
