@@ -61,7 +61,7 @@ export class SweepProgress {
       `[sweep ${this.#label}] ${c.done}/${this.#total} done` +
       (this.#reused ? ` (${this.#reused} from the database)` : "") +
       ` | ${c.running} running | ${c.failed} failed | ${seconds(this.elapsed())}` +
-      (left > 0 ? ` | about ${seconds(eta)} left` : "")
+      (left > 0 && Number.isFinite(eta) ? ` | about ${seconds(eta)} left` : "")
     );
   }
 

@@ -9,6 +9,10 @@ import { checkRedis, redisTarget } from "./redis";
 import { describeJob, type ExecHooks } from "./exec";
 import type { PlannedJob, SweepPlan } from "./spec";
 
+function plural(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? "" : "s"}`;
+}
+
 /** Options of runSweep. */
 export interface RunSweepOptions {
   /** The sweep database (created when missing). */
@@ -84,7 +88,7 @@ export async function runSweep(plan: SweepPlan, opts: RunSweepOptions): Promise<
     };
     bar = new SweepProgress(plan.experiment, plan.jobs.length, reused, { write });
     write(
-      `[sweep ${plan.experiment}] ${plan.jobs.length} jobs (${plan.points.length} points x ${plan.variants.length} variants x ${plan.iterations} iterations): ${reused} in ${opts.db} already, ${missing.length} to run ${target ? `through ${target.display}` : `on ${Math.min(threads, Math.max(1, missing.length))} thread${threads > 1 ? "s" : ""}`}\n`,
+      `[sweep ${plan.experiment}] ${plan.jobs.length} jobs (${plural(plan.points.length, "point")} x ${plural(plan.variants.length, "variant")} x ${plural(plan.iterations, "iteration")}): ${reused} in ${opts.db} already, ${missing.length} to run ${target ? `through ${target.display}` : `on ${Math.min(threads, Math.max(1, missing.length))} thread${threads > 1 ? "s" : ""}`}\n`,
     );
     const counts: SweepCounts = { done: reused, running: 0, failed: 0 };
     const hooks: ExecHooks = {
