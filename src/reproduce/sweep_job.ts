@@ -7,8 +7,10 @@ import type { Experiment } from "../experiment/experiment";
 import { variant } from "../experiment/declare";
 import type { UnknownValue } from "../experiment/unknown";
 import type { Variant } from "../experiment/variant";
+import type { Machine } from "../machine/types";
 import { ERAS, isEra, type Era, type Features } from "../kernel/features";
 import { checkTunable, type Patch } from "../patch/patch";
+import { machineFromSpec, preset } from "../machine/presets";
 import * as patchSeeds from "../patch/seeds/index";
 import { reproduction } from "./registry";
 
@@ -25,6 +27,11 @@ export interface VariantSpec {
   features?: Record<string, boolean>;
   /** Published patches by name (`schedlab` seeds, e.g. "group-power-2009"). */
   patches?: string[];
+  /**
+   * The content of `machine` when it is a machine file: planSweep reads the file where the
+   * sweep is planned and ships it with the job, so workers elsewhere need no copy of it.
+   */
+  machineSpec?: unknown;
 }
 
 /** What a sweep job runs: a reproduction at one point, with the spec's variants if it has any. */
@@ -56,11 +63,19 @@ export function variantFromSpec(where: string, v: VariantSpec): Variant<Experime
       );
     return p;
   });
+  let machine: string | Machine | undefined = v.machine;
+  try {
+    if (v.machineSpec !== undefined)
+      machine = machineFromSpec(v.machineSpec, `${where}.machine (${v.machine})`);
+    else if (v.machine !== undefined && !v.machine.endsWith(".json")) preset(v.machine);
+  } catch (err) {
+    throw new Error(`${where}.machine: ${(err as Error).message}`);
+  }
   try {
     return variant({
       ...(v.description !== undefined ? { description: v.description } : {}),
       ...(v.era !== undefined ? { era: v.era as Era } : {}),
-      ...(v.machine !== undefined ? { machine: v.machine } : {}),
+      ...(machine !== undefined ? { machine } : {}),
       ...(v.tunables ? { tunables: v.tunables } : {}),
       ...(v.features ? { features: v.features as Partial<Record<keyof Features, boolean>> } : {}),
       patches,

@@ -156,6 +156,33 @@ function sha(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
+/** The spec's variants with each machine file read in (machineSpec), so jobs carry it. */
+function withMachineFiles(
+  variants: Record<string, VariantSpec>,
+  where: string,
+): Record<string, VariantSpec> {
+  return Object.fromEntries(
+    Object.entries(variants).map(([n, v]) => {
+      if (!v.machine?.endsWith(".json")) return [n, v];
+      let text: string;
+      try {
+        text = fs.readFileSync(v.machine, "utf8");
+      } catch (err) {
+        throw new Error(
+          `${where}: variants.${n}.machine: cannot read machine file ${v.machine} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+        );
+      }
+      try {
+        return [n, { ...v, machineSpec: JSON.parse(text) as unknown }];
+      } catch (err) {
+        throw new Error(
+          `${where}: variants.${n}.machine: ${v.machine} is not valid JSON: ${(err as Error).message}`,
+        );
+      }
+    }),
+  );
+}
+
 /** Reads and checks a sweep spec file; errors name the file and the field. */
 export function loadSweepSpec(file: string): SweepSpec {
   let text: string;
@@ -236,7 +263,7 @@ export function planSweep(
         );
     variants = own.filter((v) => subset.includes(v));
   } else if (spec.variants) {
-    variantSpecs = spec.variants as Record<string, VariantSpec>;
+    variantSpecs = withMachineFiles(spec.variants as Record<string, VariantSpec>, where);
     if (Object.keys(variantSpecs).length === 0)
       fail("variants", "must define at least one variant");
     for (const [n, v] of Object.entries(variantSpecs))
@@ -270,6 +297,7 @@ export function planSweep(
             model: who.model,
             experiment: spec.experiment,
             spec: { ...common, variant: vs[variant] },
+            variantSpec: variantSpecs?.[variant] ?? null,
             variant,
             iteration,
           }),

@@ -88,6 +88,32 @@ test("through Redis with two workers, one killed with SIGKILL mid-job, the rows 
   assert.equal(row.worker, `${os.hostname()}:${survivor.proc.pid}`);
   assert.equal(await comparable(db), await comparable(local));
 
+  // a job that fails on every worker is reported with its spec and error after its attempts,
+  // and the sweep finishes with the rest
+  const small = planSweep(
+    { experiment: "demo", grid: { hz: [250, 1000] }, iterations: 1, profile: { duration: 0.5, warmup: 0.1 } },
+    "spec",
+  );
+  const [good, bad] = small.jobs;
+  const broken = {
+    ...small,
+    jobs: [good, { ...bad, task: { ...bad.task, id: '{"experiment":"gone","values":{}}' } }],
+  };
+  const s = await runSweep(broken, {
+    db: path.join(dir, "failing.duckdb"),
+    queue: redis.url,
+    env: redis.env,
+    progress: false,
+    pollMs: 500,
+  });
+  assert.deepEqual([s.ran, s.failed.length], [1, 1]);
+  assert.equal(
+    s.failed[0].job,
+    "demo hz=1000 context_switch_scale=1, variant baseline, iteration 0",
+  );
+  assert.match(s.failed[0].error, /unknown experiment "gone"/);
+  assert.equal(s.failed[0].attempts, 2);
+
   survivor.proc.kill("SIGTERM");
   assert.equal(await survivor.exit, 0, survivor.output());
 });

@@ -121,3 +121,32 @@ test("a malformed spec is refused naming the field and what is accepted", () => 
   fs.writeFileSync(file, "{ nope");
   assert.throws(() => loadSweepSpec(file), /broken\.json is not valid JSON/);
 });
+
+test("a variant's machine file travels with its jobs, and its content is part of their keys", () => {
+  const dir = tempDir("machinefile");
+  const file = path.join(dir, "box.json");
+  const original = fs.readFileSync(
+    path.join(__dirname, "..", "..", "data", "machines", "core2-2x2.json"),
+    "utf8",
+  );
+  fs.writeFileSync(file, original);
+  const spec = (): SweepSpec => ({
+    experiment: "demo",
+    grid: { hz: [1000] },
+    iterations: 1,
+    variants: { preset: { machine: "core2-2x2" }, file: { machine: file } },
+  });
+  const before = plan(spec());
+  const job = before.jobs.find((j) => j.variant === "file")!;
+  fs.rmSync(file); // a worker elsewhere has no copy: the job carries the machine
+  const exp = experimentById(job.task.id);
+  const ran = exp.runJob({ ...job.task.opts, duration: 0.1, warmup: 0 }, job.task.job);
+  assert.deepEqual([ran.variant, ran.cpus.length], ["file", 4]);
+  const edited = JSON.parse(original);
+  edited.costs.contextSwitchNs.value = 2000;
+  fs.writeFileSync(file, JSON.stringify(edited));
+  const after = plan(spec());
+  const key = (p: typeof before, v: string) => p.jobs.find((j) => j.variant === v)!.key;
+  assert.notEqual(key(after, "file"), key(before, "file"));
+  assert.equal(key(after, "preset"), key(before, "preset"));
+});
