@@ -5,6 +5,7 @@ import * as path from "node:path";
 import { machineByName, presetNames } from "./machine/presets";
 import { machineImportCmd, type MachineImportFlags } from "./cli_machine";
 import { addUnknownCommands } from "./cli_unknowns";
+import { addSweepCommands } from "./cli_sweep";
 import { costProfileNames } from "./machine/profiles";
 import { newNotebook } from "./notebook/template";
 import { ERAS, fairPolicyNote, isEra } from "./kernel/features";
@@ -203,6 +204,7 @@ const COMMANDS = [
   "unknowns",
   "calibrate",
   "sweep",
+  "worker",
   "new-notebook",
   "help",
 ];
@@ -341,6 +343,7 @@ function program(status: { code: number }): Command {
       status.code = hooksCmd(hook, flags);
     });
   addUnknownCommands(sub, status);
+  addSweepCommands(sub, status);
   return root;
 }
 

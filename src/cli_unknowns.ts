@@ -15,6 +15,7 @@ import { spanOf, type UnknownValue } from "./experiment/unknown";
 import type { SweepGrid } from "./experiment/sweep";
 import { writeFileAtomic } from "./report/files";
 import { VERSION } from "./version";
+import { runSpecSweep } from "./cli_sweep";
 
 /** Flags of `schedlab calibrate`. */
 interface CalibrateFlags {
@@ -34,6 +35,8 @@ interface SweepFlags {
   seed?: string;
   jobs?: string;
   json?: boolean;
+  db?: string;
+  queue?: string;
 }
 
 function posInt(flag: string, v: string | undefined): number | undefined {
@@ -162,16 +165,48 @@ export function addUnknownCommands(sub: (name: string) => Command, status: { cod
       status.code = 0;
     });
   sub("sweep")
-    .description("run an experiment across its unknowns' values: each figure at each point")
-    .argument("<id>", `an experiment (${reproductionIds().join(", ")})`)
-    .argument("<grid...>", "NAME=V1,V2,... or NAME=span:N (N values over its range) or NAME=all")
-    .option("--design <D>", "grid (every combination) or one-at-a-time", "grid")
+    .description(
+      "run an experiment across its unknowns' values: each figure at each point (a SPEC.json sweep spec writes a sweep database)",
+    )
+    .argument(
+      "<target>",
+      `a sweep spec (FILE.json) or an experiment (${reproductionIds().join(", ")})`,
+    )
+    .argument(
+      "[grid...]",
+      "with an experiment: NAME=V1,V2,... or NAME=span:N (N values over its range) or NAME=all",
+    )
+    .option("--design <D>", "grid (every combination, default) or one-at-a-time")
     .option("--iterations <N>", "iterations per point (default: the quick profile's)")
     .option("--duration <S>", "simulated seconds per iteration (default: the quick profile's)")
-    .option("--seed <S>", "master seed", "1")
-    .option("--jobs <N>", "threads", "1")
-    .option("--json", "one JSON row per point x figure")
-    .action(async (id: string, args: string[], flags: SweepFlags) => {
+    .option("--seed <S>", "master seed (default 1)")
+    .option("--jobs <N>", "threads on this machine (default 1)")
+    .option(
+      "--db <FILE>",
+      "write the runs into this sweep database (DuckDB); a spec's default: SPEC.duckdb",
+    )
+    .option(
+      "--queue <URL>",
+      "redis://HOST:PORT: run the jobs on schedlab worker processes (password from SCHEDLAB_REDIS_URL)",
+    )
+    .option("--json", "one JSON row per point x figure (with a database: the run's summary)")
+    .action(async (target: string, args: string[], flags: SweepFlags) => {
+      if (target.endsWith(".json")) {
+        const given = (["design", "iterations", "duration", "seed"] as const).filter(
+          (f) => flags[f] !== undefined,
+        );
+        if (given.length)
+          throw new Error(
+            `sweep ${target}: --${given[0]} is a field of the spec (give "${given[0] === "duration" ? "profile" : given[0]}" in ${target})`,
+          );
+        if (args.length)
+          throw new Error(
+            `sweep ${target}: a spec takes no NAME=V1,V2 arguments (its grid is in the file)`,
+          );
+        status.code = await runSpecSweep(target, flags);
+        return;
+      }
+      const id = target;
       const r = reproduction(id);
       const design = flags.design ?? "grid";
       if (design !== "grid" && design !== "one-at-a-time")
@@ -181,11 +216,27 @@ export function addUnknownCommands(sub: (name: string) => Command, status: { cod
         iterations: posInt("iterations", flags.iterations) ?? r.quick.iterations,
         duration: posNum("duration", flags.duration) ?? r.quick.duration,
       };
+      if (flags.db !== undefined || flags.queue !== undefined) {
+        status.code = await runSpecSweep(
+          {
+            experiment: id,
+            grid: Object.fromEntries(
+              Object.entries(parseGrid(id, args)).map(([k, v]) => [k, [...v]]),
+            ),
+            design,
+            iterations: profile.iterations,
+            seed: flags.seed ?? "1",
+            profile: { duration: profile.duration, warmup: profile.warmup },
+          },
+          flags,
+        );
+        return;
+      }
       const sw = await sweepReproduction(id, parseGrid(id, args), {
         design,
         profile,
-        seed: flags.seed,
-        jobs: posInt("jobs", flags.jobs),
+        seed: flags.seed ?? "1",
+        jobs: posInt("jobs", flags.jobs) ?? 1,
         onPoint: (n, total, values) =>
           process.stderr.write(`[sweep ${id}] ${n}/${total} ${JSON.stringify(values)}\n`),
       });

@@ -377,6 +377,15 @@ export {
   calibrationFileSchema,
   type CalibrationFile,
 } from "./reproduce/calibration_file";
+export type { SweepJobTarget, VariantSpec } from "./reproduce/sweep_job";
+export type { PoolTask, WorkerJob } from "./reproduce/parallel";
+export { loadSweepSpec, parseSweepSpec, planSweep, sweepSpecSchema } from "./sweeps/spec";
+export type { PlannedJob, SweepPlan, SweepSpec } from "./sweeps/spec";
+export { runSweep, type FailedJob, type RunSweepOptions, type SweepRunSummary } from "./sweeps/run";
+export { openSweep, SweepDb, type SweepRecord } from "./sweeps/open";
+export { runQueueWorker, type QueueWorkerOptions } from "./sweeps/worker";
+export { redisTarget, type RedisTarget } from "./sweeps/redis";
+export { identity as schedlabIdentity, type Identity } from "./sweeps/identity";
 export type { HogsParams, PingPongParams, SleepersParams } from "./workload/basic";
 export type { SchedFairParams } from "./workload/sched_fair";
 export { FORK_NS_2009 } from "./workload/sched_fair";

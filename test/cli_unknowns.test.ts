@@ -30,7 +30,18 @@ test("reproduce --json gives every row a role and a verdict, and every experimen
 test("unknowns lists each experiment's declared unknowns, as text or JSON", () => {
   const r = cli("unknowns", "demo", "--json");
   assert.equal(r.status, 0, r.stderr);
-  assert.deepEqual(JSON.parse(r.stdout), { demo: [] });
+  const demo = JSON.parse(r.stdout).demo;
+  assert.deepEqual(
+    demo.map((u: { name: string; value: number; calibrated: boolean }) => [
+      u.name,
+      u.value,
+      u.calibrated,
+    ]),
+    [
+      ["hz", 1000, false],
+      ["context_switch_scale", 1, false],
+    ],
+  );
   const bad = cli("unknowns", "nope");
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /unknown experiment "nope" \(accepted: demo, 000/);
@@ -42,7 +53,10 @@ test("calibrate and sweep refuse what they cannot do, naming it", () => {
   assert.match(noCal.stderr, /calibrate demo: data\/published\/demo\.json declares no calibration/);
   const noGrid = cli("sweep", "demo", "x=1,2");
   assert.equal(noGrid.status, 2);
-  assert.match(noGrid.stderr, /sweep demo: "x" is not a declared unknown \(declared: none\)/);
+  assert.match(
+    noGrid.stderr,
+    /sweep demo: "x" is not a declared unknown \(declared: hz, context_switch_scale\)/,
+  );
   const badDesign = cli("sweep", "demo", "x=1", "--design", "random");
   assert.equal(badDesign.status, 2);
   assert.match(badDesign.stderr, /--design must be grid or one-at-a-time \(got random\)/);

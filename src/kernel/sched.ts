@@ -222,10 +222,8 @@ export class Task {
   lastRanAt = 0;
   workingSetBytes = 0;
   /**
-   * When > 0: resuming on the CPU it last ran on, the task re-reads the part of its working set
-   * that the tasks run there since displaced from the CPU's private caches (at most
-   * caches.l2Bytes) from the LLC, at min(this rate, copyBytesPerNs.shared_llc) bytes per ns.
-   * 0: only the LLC share is modelled (the default of every task).
+   * > 0: back on its last CPU, the task re-reads from the LLC what ran there since displaced from
+   * the private caches (at most caches.l2Bytes), at min(this, copyBytesPerNs.shared_llc) B/ns.
    */
   privateRefillBytesPerNs = 0;
   /** Pressure counter snapshot of the last CPU's caches when the task left it. */
@@ -481,10 +479,7 @@ export class Rq {
   lockFreeAt = 0;
   /** When rq->curr became the idle task in the kernel: after __schedule's pick (core/idle_cpu.ts). */
   currIdleAt = 0;
-  /**
-   * When other CPUs see this CPU leave idle: its wakee's enqueue, or the wakelist's ttwu_pending
-   * store, is done. Unlocked readers before it see the CPU idle (core/idle_cpu.ts).
-   */
+  /** When other CPUs see this CPU leave idle (enqueue or ttwu_pending store done; idle_cpu.ts). */
   busyVisibleAt = 0;
   /** Start of that window: 0, or before v6.2 sched_ttwu_pending's early clear of ttwu_pending. */
   busyHiddenFrom = 0;

@@ -38,15 +38,24 @@ export interface WorkerJob {
   job: IterationJob;
 }
 
-/** What a worker answers: the job's result, or why it failed. */
+/** What a worker answers: the job's result, or why it failed (or, to a ping, that it is up). */
 export type WorkerReply =
   | { type: "result"; result: IterationResult }
-  | { type: "error"; message: string; job: IterationJob };
+  | { type: "error"; message: string; job: IterationJob }
+  | { type: "pong" };
 
 type RunOpts = Pick<
   RunOptions,
   "seed" | "onProgress" | "trace" | "maxEvents" | "traceLimit" | "maxHeapMb"
 >;
+
+/** One job for ReproductionPool.runTask: an experiment as worker threads rebuild it, one run. */
+export interface PoolTask {
+  /** The experiment's id for experimentById (a reproduction, `<id>@today`, a sweep job's JSON). */
+  id: string;
+  opts: WorkerJob["opts"];
+  job: IterationJob;
+}
 
 /** Names the run that failed, so a user can rerun exactly that one. */
 function jobError(id: string, job: IterationJob | undefined, message: string): Error {
@@ -73,6 +82,10 @@ export class ReproductionPool {
   #held = new Map<Worker, IterationJob[]>();
   #abortRun: ((err: Error) => void) | null = null;
   #closing = false;
+  /** runTask: threads free for a task, callers waiting for one, tasks in flight (to reject). */
+  #idle: Worker[] = [];
+  #waiting: Array<{ take: (w: Worker) => void; drop: (err: Error) => void }> = [];
+  #inFlight = new Set<(err: Error) => void>();
 
   constructor(size: number) {
     if (!Number.isInteger(size) || size < 1)
@@ -146,7 +159,7 @@ export class ReproductionPool {
         // a crash names the oldest job the worker held
         this.#onFail.set(w, (err) => fail(jobError(r.id, this.#held.get(w)?.[0], err.message)));
         this.#onReply.set(w, (m) => {
-          if (failure) return;
+          if (failure || m.type === "pong") return;
           if (m.type === "error") return fail(jobError(r.id, m.job, m.message));
           this.#held.get(w)!.shift();
           give(w);
@@ -181,17 +194,110 @@ export class ReproductionPool {
     return exp.assemble(runOpts, results);
   }
 
+  /**
+   * Starts every thread runTask may use and resolves once each has loaded schedlab, so the
+   * first tasks do not pay for a thread's start-up (seconds on a loaded machine).
+   */
+  async warm(): Promise<void> {
+    const fresh: Worker[] = [];
+    while (this.#workers.length < this.size) fresh.push(this.#spawn());
+    await Promise.all(
+      fresh.map(
+        (w) =>
+          new Promise<void>((resolve, reject) => {
+            const drop = (err: Error) => {
+              this.#inFlight.delete(drop);
+              reject(err);
+            };
+            this.#inFlight.add(drop);
+            this.#onReply.set(w, () => {
+              this.#inFlight.delete(drop);
+              this.#onReply.delete(w);
+              this.#onFail.delete(w);
+              this.#release(w);
+              resolve();
+            });
+            this.#onFail.set(w, drop);
+            w.postMessage({ ping: true });
+          }),
+      ),
+    );
+  }
+
+  /**
+   * Runs one (variant, iteration) on a worker thread, never on this one, so that this thread
+   * stays free for I/O (a database, a job queue's lock renewals) while it runs. Up to `size`
+   * tasks run at once; later calls wait for a free thread. A failed task rejects with an error
+   * naming the experiment, variant and iteration; a thread that died is replaced by the next
+   * task. Not to be mixed with run() on the same pool at the same time.
+   */
+  async runTask(task: PoolTask): Promise<IterationResult> {
+    if (this.#closing) throw new Error("the pool is closed");
+    const w = await this.#acquire();
+    return new Promise<IterationResult>((resolve, reject) => {
+      const settle = (err: Error | null, res?: IterationResult, dead = false) => {
+        this.#inFlight.delete(drop);
+        this.#onReply.delete(w);
+        this.#onFail.delete(w);
+        if (dead) this.#retire(w);
+        else this.#release(w);
+        if (err) reject(err);
+        else resolve(res!);
+      };
+      const drop = (err: Error) => settle(err, undefined, true);
+      this.#inFlight.add(drop);
+      this.#onReply.set(w, (m) => {
+        if (m.type === "error") settle(jobError(task.id, m.job, m.message));
+        else if (m.type === "result") settle(null, m.result);
+      });
+      this.#onFail.set(w, (err) =>
+        settle(jobError(task.id, task.job, err.message), undefined, true),
+      );
+      w.postMessage({ id: task.id, opts: task.opts, job: task.job } satisfies WorkerJob);
+    });
+  }
+
+  #acquire(): Promise<Worker> {
+    const w = this.#idle.pop();
+    if (w) return Promise.resolve(w);
+    if (this.#workers.length < this.size) return Promise.resolve(this.#spawn());
+    return new Promise((take, drop) => this.#waiting.push({ take, drop }));
+  }
+
+  #release(w: Worker): void {
+    const next = this.#waiting.shift();
+    if (next) next.take(w);
+    else this.#idle.push(w);
+  }
+
+  /** A thread that crashed: forget it, and let a waiting task start a new one. */
+  #retire(w: Worker): void {
+    this.#workers = this.#workers.filter((x) => x !== w);
+    this.#idle = this.#idle.filter((x) => x !== w);
+    void w.terminate();
+    if (this.#closing) return;
+    const next = this.#waiting.shift();
+    if (next) next.take(this.#spawn());
+  }
+
   /** Stops the run in progress (its promise rejects with `reason`) and the threads. */
   async abort(reason: Error): Promise<void> {
+    this.#closing = true;
     this.#abortRun?.(reason);
+    for (const drop of [...this.#inFlight]) drop(reason);
+    for (const w of this.#waiting.splice(0)) w.drop(reason);
     await this.close();
   }
 
-  /** Stops the threads. */
+  /** Stops the threads (tasks still running or waiting reject). */
   async close(): Promise<void> {
     this.#closing = true;
+    const closed = new Error("the pool is closed");
+    for (const drop of [...this.#inFlight]) drop(closed);
+    for (const w of this.#waiting.splice(0)) w.drop(closed);
     await Promise.all(this.#workers.map((w) => w.terminate()));
     this.#workers = [];
+    this.#idle = [];
   }
 }
 

@@ -8,6 +8,7 @@ import type { Era } from "../kernel/features";
 import { ledgerRow, type LedgerExperiment } from "./ledger";
 import { reproduction, reproductionAt, type Reproduction, type RunProfile } from "./registry";
 import type { LedgerRow } from "./types";
+import { parseSweepJobId, sweepJobExperiment } from "./sweep_job";
 
 /** The kernel a `today` variant runs. */
 export const TODAY_ERA: Era = "6.19";
@@ -48,9 +49,11 @@ export function todayRun(r: Reproduction): Pick<Reproduction, "id" | "experiment
 
 /**
  * A worker's experiment by id: a reproduction's, (`<id>@today`) its today experiment, or
- * (`<id>|<values as JSON>`) either with those values assumed for its unknowns.
+ * (`<id>|<values as JSON>`) either with those values assumed for its unknowns, or (a JSON object)
+ * one job of a sweep spec (sweep_job.ts).
  */
 export function experimentById(id: string): Experiment {
+  if (id.startsWith("{")) return sweepJobExperiment(parseSweepJobId(id));
   // `<id>|{"unknown":value}`: a point of a sweep over the reproduction's unknowns
   const bar = id.indexOf("|");
   if (bar >= 0) {

@@ -104,3 +104,39 @@ test("a worker's failure names the job it was running, and the run stops", {
   }
   assert.ok(seen.length < 6, `the run stopped early (${seen.length} of 6 runs reported)`);
 });
+
+test("runTask runs single jobs on worker threads only, equal to the serial run; a failure names its job", {
+  timeout: 120_000,
+}, async () => {
+  const r = reproduction("demo");
+  const profile = { iterations: 3, duration: 0.5, warmup: 0.1 };
+  const serial = runReproduction(r, profile, { seed: "3" });
+  const pool = new ReproductionPool(2);
+  try {
+    await pool.warm();
+    const exp = r.experiment();
+    const opts = { ...profile, seed: "3" };
+    const done = await Promise.all(
+      exp.jobs(opts).map((job) => pool.runTask({ id: "demo", opts, job })),
+    );
+    assert.equal(JSON.stringify(exp.assemble(opts, done).data), JSON.stringify(serial.data));
+    // a job the threads cannot build rejects naming it; the pool goes on serving
+    await assert.rejects(
+      pool.runTask({ id: "nope", opts, job: { variant: "baseline", iteration: 2 } }),
+      /^Error: nope variant baseline iteration 2: unknown experiment "nope"/,
+    );
+    const again = await pool.runTask({
+      id: "demo",
+      opts,
+      job: { variant: "baseline", iteration: 0 },
+    });
+    assert.equal(JSON.stringify(again), JSON.stringify(serial.data.iterations[0]));
+  } finally {
+    await pool.close();
+  }
+  // a closed pool takes no task
+  await assert.rejects(
+    pool.runTask({ id: "demo", opts: profile, job: { variant: "baseline", iteration: 0 } }),
+    /the pool is closed/,
+  );
+});
