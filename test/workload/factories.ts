@@ -35,6 +35,7 @@ export function smallFactories(extra: CpusOption = {}): Record<string, Workload>
       ...extra,
     }),
     hackbench: workload.hackbench({ groups: 1, loops: 10, ...extra }),
+    threadBurst: workload.threadBurst({ threads: 2, releaseAtMs: 2, seconds: 0.1, ...extra }),
   };
 }
 
