@@ -91,7 +91,12 @@ test("through Redis with two workers, one killed with SIGKILL mid-job, the rows 
   // a job that fails on every worker is reported with its spec and error after its attempts,
   // and the sweep finishes with the rest
   const small = planSweep(
-    { experiment: "demo", grid: { hz: [250, 1000] }, iterations: 1, profile: { duration: 0.5, warmup: 0.1 } },
+    {
+      experiment: "demo",
+      grid: { hz: [250, 1000] },
+      iterations: 1,
+      profile: { duration: 0.5, warmup: 0.1 },
+    },
     "spec",
   );
   const [good, bad] = small.jobs;

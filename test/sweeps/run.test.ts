@@ -97,7 +97,12 @@ test("a job that fails is reported with its spec and error, recorded, and the re
   const dir = tempDir("failing");
   const db = path.join(dir, "f.duckdb");
   const plan = planSweep(
-    { experiment: "demo", grid: { hz: [250, 1000] }, iterations: 1, profile: { duration: 0.5, warmup: 0.1 } },
+    {
+      experiment: "demo",
+      grid: { hz: [250, 1000] },
+      iterations: 1,
+      profile: { duration: 0.5, warmup: 0.1 },
+    },
     "spec",
   );
   // a job its thread cannot rebuild: it fails wherever it runs
