@@ -19,7 +19,12 @@ export function verdictTable(ledger: Pick<Ledger, "experiments">): string {
     total.m += v.missed;
     total.nc += v.notComparable;
     total.t += v.calibrationTargets;
-    const cal = (e.unknowns ?? []).filter((u) => u.calibrated).map((u) => `${u.name} = ${u.value}`);
+    const cal = (e.unknowns ?? [])
+      .filter((u) => u.calibrated)
+      .map(
+        (u) =>
+          `${u.name} = ${typeof u.value === "number" ? Number(u.value.toPrecision(4)) : u.value}`,
+      );
     return `| ${e.id} | ${hits} / ${v.predicted} | ${v.reproduced} | ${v.reproducedAfterCalibration} | ${v.missed} | ${v.notComparable} | ${v.calibrationTargets} | ${cal.join(", ") || "-"} |`;
   });
   lines.push(
