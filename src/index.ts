@@ -289,7 +289,8 @@ export const workload = {
    * netperf UDP_STREAM over loopback (seed 000). Metrics: `throughput_mbps` and
    * `recv_throughput_mbps` (Mbit/s, 10^6 bit/s), `messages_ok`, `messages_received`,
    * `messages_dropped`, `send_errors` (count), `active_balances_per_s`, `migrations_per_s` (1/s),
-   * `pair_shares_l2_fraction` (fraction 0-1).
+   * `pair_shares_l2_fraction` (fraction 0-1), `split_episodes_per_s` (1/s), `split_ms_p50`,
+   * `split_ms_p90` (ms: how long the pair stays on CPUs that share no cache).
    */
   netperfUdpStream: takingCpus("workload.netperfUdpStream", netperfUdpStreamFactory),
   /**

@@ -147,6 +147,13 @@ export const WORKLOAD_METRICS: Readonly<Record<string, readonly MetricDoc[]>> = 
     m("active_balances_per_s", PER_S, "active-balance migrations of the pair"),
     m("migrations_per_s", PER_S, "migrations of the pair"),
     m("pair_shares_l2_fraction", FRACTION, "share of time both tasks sit on CPUs sharing a cache"),
+    m(
+      "split_episodes_per_s",
+      PER_S,
+      "episodes with the pair on CPUs sharing no cache (1 ms samples)",
+    ),
+    m("split_ms_p50", "ms", "median length of the split episodes that ended (0: none)"),
+    m("split_ms_p90", "ms", "90th percentile of the split episodes' lengths (0: none)"),
   ],
   netperfTcpRr: [
     m(

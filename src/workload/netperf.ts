@@ -243,6 +243,12 @@ export function netperfUdpStream(params: NetperfUdpStreamParams = {}): Workload 
       const SAMPLE_NS = 1_000_000;
       let sharedNs = 0;
       let sampledNs = 0;
+      // Split episodes: from the first sample with the pair on CPUs that share no cache to the
+      // first one with them together again (1 ms resolution); an episode open at the end is
+      // counted but has no duration.
+      let splitFrom = -1;
+      let splitsStarted = 0;
+      const splitMs: number[] = [];
       let lastS = -1;
       let lastR = -1;
       let migBase = 0;
@@ -268,8 +274,14 @@ export function netperfUdpStream(params: NetperfUdpStreamParams = {}): Workload 
               lvl === "same_core" ||
               lvl === "shared_l2" ||
               lvl === "shared_llc"
-            )
+            ) {
               sharedNs += SAMPLE_NS;
+              if (splitFrom >= 0) splitMs.push((k.now - splitFrom) / 1e6);
+              splitFrom = -1;
+            } else if (splitFrom < 0) {
+              splitFrom = k.now;
+              splitsStarted++;
+            }
           }
         }
         const a = activeMoves();
@@ -332,6 +344,9 @@ export function netperfUdpStream(params: NetperfUdpStreamParams = {}): Workload 
             active_balances_per_s: (activeMoves() - activeBase) / secs,
             migrations_per_s: (allMigrations() - migBase) / secs,
             pair_shares_l2_fraction: sampledNs ? sharedNs / sampledNs : NaN,
+            split_episodes_per_s: splitsStarted / secs,
+            split_ms_p50: nearestRank(splitMs, 0.5),
+            split_ms_p90: nearestRank(splitMs, 0.9),
           };
         },
         series() {
@@ -339,6 +354,7 @@ export function netperfUdpStream(params: NetperfUdpStreamParams = {}): Workload 
             pair_cpus: pairCpus,
             active_balance_at: activeAt,
             nr_balance_failed: failedSeries,
+            split_ms: splitMs,
           };
         },
       };
@@ -400,4 +416,11 @@ export function requireBind(where: string, bind: unknown): [number, number] | un
       `${where}: bind must be [netperf CPU, netserver CPU], two CPU numbers (got ${JSON.stringify(bind)})`,
     );
   return bind as [number, number] | undefined;
+}
+
+/** The nearest-rank quantile q of xs (0 when xs is empty: no episode). */
+function nearestRank(xs: readonly number[], q: number): number {
+  if (xs.length === 0) return 0;
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)];
 }
