@@ -3,7 +3,14 @@
 // and how ping-pong pairs are placed on the 104-thread box.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { patch, reproduction, runReproduction, topology, workload } from "../../src/index";
+import {
+  calibrationTargets,
+  patch,
+  reproduction,
+  runReproduction,
+  topology,
+  workload,
+} from "../../src/index";
 import { mean, sampleStddev } from "../../src/analysis/stats";
 
 const cv = (xs: number[]) => sampleStddev(xs) / mean(xs);
@@ -26,6 +33,7 @@ test("001 ledger: three variants, per-run scores in iterations, every run its ow
       "local_wakeup_share",
       "rq_lock_spin_share",
       "idle_share",
+      "score_ratio_to_old",
     ],
   );
   for (const v of ["old", "patch1", "patch1+2"]) {
@@ -44,8 +52,8 @@ test("001 mechanism: patch2 sends wakeups to idle CPUs of the LLC through their 
   // switch-out window); patch2 queues every wakeup to an idle CPU of the LLC there
   assert.equal(llc("old"), 0);
   // (old's split pairs catch many partners still switching out, so old's on_cpu entries are
-  // ~1/8 of patch1+2's LLC entries on the quick profile)
-  assert.ok(llc("patch1+2") > 4 * wl("old"), `wakelist ${wl("patch1+2")} vs ${wl("old")}`);
+  // a third of patch1+2's LLC entries on the quick profile with halting idle, an eighth with MWAIT)
+  assert.ok(llc("patch1+2") > 2 * wl("old"), `wakelist ${wl("patch1+2")} vs ${wl("old")}`);
   assert.ok(
     remote("patch1+2") < remote("old") / 10,
     `remote locks ${remote("patch1+2")} vs ${remote("old")}`,
@@ -62,14 +70,16 @@ test("001 mechanism: patch1 sends more on_cpu wakees through the spin + select_t
 });
 
 test("001 band: patch1+2 / old between 1.05 and 1.30 (published 1.158)", {
-  todo: "with the visibility windows the pairs stay split (about 1% of old's wakeups stay on the waker's CPU): old's wakers spin on remote rq locks (~5% of the CPUs' time), patch2's wakelist removes that and sends some runs into partial stacking, so patch1+2 / old is ~1.8 (1.76 quick, 1.83 full profile), above the published 1.158 (1.04 while the pairs settled stacked, before the windows); see docs/experiments/001.md",
+  todo: "missed, and of the opposite sign: with halting idle at the calibrated 24.9 us wake, patch1+2 / old is 0.78 at the full profile; patch2's wakelist sends every wakeup to an idle CPU of the LLC, the box idles 58% of its time against old's 38% and keeps 13% of wakeups on the waker's CPU against 20%, so more wakeups pay the wake. With a 2 us wake the ratio is ~1.16 (the published one) but old's index is ~2.1x; with MWAIT idle 1.83 (docs/experiments/001.md, What would have to be true)",
 }, () => {
   const ratio = mean(scores("patch1+2")) / mean(scores("old"));
   assert.ok(ratio >= 1.05 && ratio <= 1.3, `ratio ${ratio}`);
 });
 
 // published 7500-8000 against 7825 ('more at 7500'); 1.009 at the full profile, 0.958 on this quick one
-test("001 band: patch1's mean within 5% of old", () => {
+test("001 band: patch1's mean within 5% of old", {
+  todo: "missed with halting idle at the calibrated 24.9 us wake (0.83 of old at the full profile): patch1 keeps fewer wakeups on the waker's CPU (14% against old's 20%) and idles more (44% against 38%), so more wakeups pay the wake; with MWAIT idle it is within 5% (0.976)",
+}, () => {
   const ratio = mean(scores("patch1")) / mean(scores("old"));
   assert.ok(Math.abs(ratio - 1) <= 0.05, `ratio ${ratio}`);
 });
@@ -80,11 +90,17 @@ test("001 band: patch1's run-to-run spread (cv) larger than old's", {
   assert.ok(cv(scores("patch1")) > cv(scores("old")));
 });
 
-test("001 band: old index within a factor of 2 of 7825", {
-  todo: "the model lands ~2.1x higher (~16,100; ~60,000 while the pairs settled stacked, before the visibility windows): split pairs at ~16 us per round trip, where 7825 means ~33 us",
-}, () => {
+test("001: old's index is the calibration target: in its band at the frozen hlt_wake_us, and never judged", () => {
   const m = mean(scores("old"));
   assert.ok(m >= 7825 / 2 && m <= 7825 * 2, `old ${m}`);
+  const row = r.rows(res).find((x) => x.metric === "score" && x.variant === "old");
+  assert.ok(row);
+  assert.equal(
+    calibrationTargets("001")
+      .map((t) => t.id)
+      .join(),
+    "score/old",
+  );
 });
 
 test("x86-104t, 5.19: a lone ping-pong pair on the idle box stays split (prev idle), a pinned one stacks", () => {
@@ -112,9 +128,13 @@ test("x86-104t, 5.19: context1 pairs stay split at 52 copies; at 104 they stay s
   assert.ok((half.remote ?? 0) > 10_000, JSON.stringify(half));
   // With 104 pairs, wakers on other CPUs keep picking CPUs whose wakee is not enqueued yet (the
   // enqueue comes after the waker's remote lock wait), so CPUs go idle and pairs stay split:
-  // nearly every wakeup is remote.
-  const local = sum("old", (s) => s.wakePath.local ?? 0);
-  const remote = sum("old", (s) => s.wakePath.remote ?? 0);
+  // nearly every wakeup is remote (the preset's MWAIT idle, as bare metal).
+  const full = topology("x86-104t")
+    .era("5.19")
+    .workload(workload.unixbenchContext1({ copies: 104, passes: 4, passSeconds: 0.001 }))
+    .runSync({ iterations: 1, seed: 1 }).data.iterations[0].sched.wakePath;
+  const local = full.local ?? 0;
+  const remote = full.remote ?? 0;
   assert.ok(remote > 50 * local, `104 copies: local ${local}, remote ${remote}`);
   // Without the windows a claimed CPU stops looking idle at the waker's instant: no CPU is left
   // idle to pick, 5.19's sync wake_affine puts the wakee on the waker's CPU, and most of the box
@@ -125,4 +145,23 @@ test("x86-104t, 5.19: context1 pairs stay split at 52 copies; at 104 they stay s
     .variants({ off: [patch("no windows").feature("VISIBILITY_WINDOWS", false)] })
     .runSync({ iterations: 1, seed: 1 }).data.iterations[0].sched.wakePath;
   assert.ok((off.local ?? 0) > (off.remote ?? 0), JSON.stringify(off));
+});
+
+test("001 declares idle_mode (hlt by default: one HLT state that does not poll) and hlt_wake_us, which sets its exit", () => {
+  const e = reproduction("001").experiment();
+  assert.deepEqual(
+    e.declaredUnknowns().map((u) => u.name),
+    ["idle_mode", "hlt_wake_us"],
+  );
+  const states = (values: Record<string, string | number>) => {
+    const m = e.assume(values).spec(r.quick).machine as unknown as {
+      idleStates: { name: string; exitLatencyNs: number; polling: boolean }[];
+    };
+    return m.idleStates.map((s) => [s.name, s.exitLatencyNs, s.polling]);
+  };
+  assert.deepEqual(states({ idle_mode: "hlt", hlt_wake_us: 20 }), [["HLT", 20000, false]]);
+  // with MWAIT nothing halts: the preset's polling states, whatever the wake time
+  const mwait = states({ idle_mode: "mwait", hlt_wake_us: 20 });
+  assert.ok(mwait.length > 1 && mwait.every((s) => s[2] === true), JSON.stringify(mwait));
+  assert.deepEqual(mwait, states({ idle_mode: "mwait", hlt_wake_us: 2 }));
 });
