@@ -229,7 +229,7 @@ export class Task {
   /** Pressure counter snapshot of the last CPU's caches when the task left it. */
   cachePressureAtLeave = 0;
 
-  // program execution
+  footprint: Required<import("./contention").Footprint> | null = null; // shared-level load
   iter: Generator<TaskOp, void, unknown> | null = null;
   /** The op being executed (a blocking op is retried when the task runs again). */
   op: TaskOp | null = null;
