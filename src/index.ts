@@ -258,7 +258,7 @@ export const workload = {
   /**
    * OLTP-like mix: fair transaction tasks on every CPU, RT server threads at a few levels (seed
    * 004). Metrics: `throughput_tps`, `push_rq_locks_per_s`, `push_target_locks_per_s`,
-   * `pull_rq_locks_per_s`, `wakeup_rq_locks_per_s`, `resched_ipis_per_s`,
+   * `pull_rq_locks_per_s`, `wakeup_rq_locks_per_s`, `rq_locks_per_s`, `resched_ipis_per_s`,
    * `rt_double_lock_dropped_per_s`, `equal_prio_wakeups_per_s`, `rt_pushes_per_s`,
    * `rt_pulls_per_s`, `context_switches_per_s` (all 1/s); `rq_lock_wait_us_per_s`,
    * `push_lock_wait_us_per_s`, `pull_lock_wait_us_per_s`, `wakeup_lock_wait_us_per_s` (us of

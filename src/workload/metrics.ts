@@ -78,6 +78,7 @@ export const WORKLOAD_METRICS: Readonly<Record<string, readonly MetricDoc[]>> = 
     m("push_target_locks_per_s", PER_S, "push targets' rq locks"),
     m("pull_rq_locks_per_s", PER_S, "rq locks taken by RT pulls"),
     m("wakeup_rq_locks_per_s", PER_S, "rq locks taken by wakeups"),
+    m("rq_locks_per_s", PER_S, "rq locks taken on every path"),
     m("rq_lock_wait_us_per_s", "us/s", "time spent spinning on rq locks, all paths"),
     m("push_lock_wait_us_per_s", "us/s", "spin on the push path's rq locks"),
     m("pull_lock_wait_us_per_s", "us/s", "spin on the pull path's rq locks"),

@@ -35,6 +35,8 @@ export function smallFactories(extra: CpusOption = {}): Record<string, Workload>
       ...extra,
     }),
     hackbench: workload.hackbench({ groups: 1, loops: 10, ...extra }),
+    stream: workload.stream({ threads: 2, arraySize: 1_000_000, ...extra }),
+    cacheHog: workload.cacheHog({ copies: 2, runWorkNs: 5e6, ...extra }),
   };
 }
 
