@@ -66,6 +66,11 @@ export interface SharedFigures {
 
 /** The machine's shared-level figures (machine.bandwidth, else the stand-ins in the docs). */
 export function sharedFigures(m: Machine): SharedFigures {
+  for (const [k, v] of Object.entries(m.bandwidth ?? {}))
+    if (!(typeof v === "number" && v > 0))
+      throw new Error(
+        `machine ${m.name}: bandwidth.${k} must be a number of bytes/ns > 0 (got ${v})`,
+      );
   return {
     l2Bytes: m.caches.l2Bytes,
     llcBytes: m.caches.llcBytes,

@@ -5,7 +5,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { machineBuilder } from "../../src/machine/builder";
 import { run } from "../../src/kernel/ops";
-import { shareOut, type Footprint } from "../../src/kernel/contention";
+import { shareOut, sharedFigures, type Footprint } from "../../src/kernel/contention";
+import { machineFromSpec, presetSpec } from "../../src/machine/presets";
 import type { Machine } from "../../src/machine/types";
 import { boot } from "./boot";
 
@@ -178,4 +179,20 @@ test("a bad footprint is an error naming the field", () => {
     /writeFraction/,
   );
   assert.throws(() => spawn({ workingSetBytes: 1, bytesPerWork: 1 }), /bytesPerWork/);
+});
+
+test("a machine file's bandwidth reaches the model with its source; a bad figure names the field", () => {
+  const spec = {
+    ...presetSpec("core2-2x2"),
+    bandwidth: { nodeBytesPerNs: { value: 5, source: "test figure" } },
+  };
+  const m = machineFromSpec(spec);
+  assert.equal(m.bandwidth?.nodeBytesPerNs, 5);
+  assert.equal(m.sources["bandwidth.nodeBytesPerNs"], "test figure");
+  assert.equal(sharedFigures(m).nodeBytesPerNs, 5);
+  assert.equal(sharedFigures(m).llcBytesPerNs, Infinity);
+  assert.throws(
+    () => boot({ ...box(), bandwidth: { nodeBytesPerNs: 0 } }),
+    /bandwidth.nodeBytesPerNs must be a number of bytes\/ns > 0/,
+  );
 });
