@@ -10,14 +10,16 @@ import type { Task } from "../kernel/sched";
 import type { Workload, WorkloadContext, WorkloadRun } from "./workload";
 import { requireInt, requireKnownKeys, requireNumber } from "./workload";
 
+/** One of STREAM's four kernels. */
+export type StreamKernel = "copy" | "scale" | "add" | "triad";
+
 /** STREAM's kernels: arrays read and written per element (stream.c's loops). */
-export const STREAM_KERNELS = {
+export const STREAM_KERNELS: Readonly<Record<StreamKernel, { reads: number; writes: number }>> = {
   copy: { reads: 1, writes: 1 },
   scale: { reads: 1, writes: 1 },
   add: { reads: 2, writes: 1 },
   triad: { reads: 2, writes: 1 },
-} as const;
-export type StreamKernel = keyof typeof STREAM_KERNELS;
+};
 
 /**
  * choice: work per STREAM element at capacity 1024, ns (a load-add/multiply-store of doubles,
