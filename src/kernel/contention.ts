@@ -118,8 +118,8 @@ export class Contention {
   private readonly l2Of: Int32Array;
   private readonly llcOf: Int32Array;
   private readonly nodeOf: Int32Array;
-  /** CPUs whose running task a switch on a CPU can slow: those sharing its L2, LLC or node. */
-  private readonly near: number[][];
+  /** CPUs whose running task a switch on a CPU can slow, made at first use (nearCpus). */
+  private readonly near: (number[] | null)[];
   private readonly l2Sum: Float64Array;
   private readonly llcSum: Float64Array;
   private readonly byNode: number[][];
@@ -130,16 +130,7 @@ export class Contention {
     this.l2Of = Int32Array.from(m.cpus, (c) => c.l2);
     this.llcOf = Int32Array.from(m.cpus, (c) => c.llc);
     this.nodeOf = Int32Array.from(m.cpus, (c) => c.node);
-    // A switch changes the L2 and LLC sums of its CPU's caches, and so the memory demand of the
-    // tasks in them, and so the shares of every node those tasks draw from.
-    this.near = m.cpus.map((c) => {
-      const nodes = new Set(
-        m.cpus.filter((o) => o.l2 === c.l2 || o.llc === c.llc).map((o) => o.node),
-      );
-      return m.cpus
-        .filter((o) => o.l2 === c.l2 || o.llc === c.llc || nodes.has(o.node))
-        .map((o) => o.id);
-    });
+    this.near = m.cpus.map(() => null);
     this.l2Sum = new Float64Array(Math.max(...this.l2Of) + 1);
     this.llcSum = new Float64Array(Math.max(...this.llcOf) + 1);
     this.byNode = Array.from({ length: Math.max(...this.nodeOf) + 1 }, (_, n) =>
@@ -150,9 +141,29 @@ export class Contention {
     );
   }
 
-  /** CPUs a switch on `cpu` can re-time (itself included). */
+  /**
+   * CPUs a switch on `cpu` can re-time (itself included). A switch changes the L2 and LLC sums of
+   * its CPU's caches, so the memory demand of the tasks in them, so the shares of every node
+   * those tasks draw from.
+   */
   nearCpus(cpu: number): readonly number[] {
-    return this.near[cpu];
+    const hit = this.near[cpu];
+    if (hit) return hit;
+    const n = this.l2Of.length;
+    const nodes = new Set<number>();
+    for (let o = 0; o < n; o++)
+      if (this.l2Of[o] === this.l2Of[cpu] || this.llcOf[o] === this.llcOf[cpu])
+        nodes.add(this.nodeOf[o]);
+    const out: number[] = [];
+    for (let o = 0; o < n; o++)
+      if (
+        this.l2Of[o] === this.l2Of[cpu] ||
+        this.llcOf[o] === this.llcOf[cpu] ||
+        nodes.has(this.nodeOf[o])
+      )
+        out.push(o);
+    this.near[cpu] = out;
+    return out;
   }
 
   /** rq->curr on `cpu` goes from `prev` to `next`: the working sets each level holds. */
