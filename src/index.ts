@@ -9,6 +9,7 @@ import { sysbenchCpu } from "./workload/sysbench_cpu";
 import { threadBurst } from "./workload/thread_burst";
 import { perfBenchPipe } from "./workload/perf_bench_pipe";
 import { stressCpu } from "./workload/stress_cpu";
+import { cacheHog, stream } from "./workload/stream";
 import { rtApp } from "./workload/rt_app";
 import { netperfUdpStream as netperfUdpStreamFactory } from "./workload/netperf";
 import { unixbenchContext1 as unixbenchContext1Factory } from "./workload/unixbench";
@@ -32,13 +33,12 @@ import "./reproduce/seed003";
 import "./reproduce/seed004";
 
 export { topology, Experiment } from "./experiment/experiment";
-export type { OfflineOptions, RunOptions } from "./experiment/experiment";
+export type { OfflineOptions, RunOptions, VariantDef } from "./experiment/experiment";
 export { Results } from "./experiment/results";
 export { unknown, variant } from "./experiment/declare";
 export { spanOf, unknownInfo, UNKNOWN_UNITS } from "./experiment/unknown";
 export type { Unknown, UnknownInfo, UnknownOptions, UnknownValue } from "./experiment/unknown";
 export { Variant, type VariantOptions } from "./experiment/variant";
-export type { VariantDef } from "./experiment/experiment";
 export {
   SweepResult,
   metricFigures,
@@ -247,7 +247,7 @@ export const workload = {
   /**
    * OLTP-like mix: fair transaction tasks on every CPU, RT server threads at a few levels (seed
    * 004). Metrics: `throughput_tps`, `push_rq_locks_per_s`, `push_target_locks_per_s`,
-   * `pull_rq_locks_per_s`, `wakeup_rq_locks_per_s`, `resched_ipis_per_s`,
+   * `pull_rq_locks_per_s`, `wakeup_rq_locks_per_s`, `rq_locks_per_s`, `resched_ipis_per_s`,
    * `rt_double_lock_dropped_per_s`, `equal_prio_wakeups_per_s`, `rt_pushes_per_s`,
    * `rt_pulls_per_s`, `context_switches_per_s`, `rq_locks_per_s` (all 1/s); `rq_lock_wait_us_per_s`,
    * `push_lock_wait_us_per_s`, `pull_lock_wait_us_per_s`, `wakeup_lock_wait_us_per_s` (us of
@@ -319,6 +319,10 @@ export const workload = {
    * Threads created, then released together. Metrics: `cpu_w<i>` (CPU), `cpus_at_release`,
    * `max_stacked`, `migrations_after_release` (count), `spread_ms` (ms, -1: never). */
   threadBurst: takingCpus("workload.threadBurst", threadBurst),
+  /** STREAM (McCalpin): threads running one kernel. Metrics: `<kernel>_mb_s`, `mb_s_thread<i>` (MB/s as STREAM prints it), `threads`. */
+  stream: takingCpus("workload.stream", stream),
+  /** An mcf-like rate workload (copies over their own working sets). Metrics: `runs_per_s` (1/s), `run_time_s` (s), `runs` (count). */
+  cacheHog: takingCpus("workload.cacheHog", cacheHog),
 };
 
 /** The published patches, as data. */
@@ -330,7 +334,9 @@ export type { ResultPlots } from "./experiment/plots";
 export type { HotplugEvent } from "./experiment/run";
 export type { BalanceLevelStats } from "./experiment/types";
 export type { SelectIdleCpuStats } from "./kernel/counters";
-export type { CacheSizes } from "./machine/types";
+export type { CacheSizes, SharedBandwidth } from "./machine/types";
+export type { Footprint } from "./kernel/contention";
+export type { StreamParams, CacheHogParams, StreamKernel } from "./workload/stream";
 export type { MachineBuilder, CostOverrides, LlcSpan, Numbering } from "./machine/builder";
 export type { IdleLimit } from "./machine/idle_states";
 export type { RunProfile, PublishedFile, PublishedFigure } from "./reproduce/registry";
@@ -505,9 +511,8 @@ export {
   formatSysbenchCpu,
   trialDivisions,
   SYSBENCH_CPU_DIVISION_NS,
-  type SysbenchCpuParams,
-  type BenchmarkWorkload,
 } from "./workload/sysbench_cpu";
+export type { SysbenchCpuParams, BenchmarkWorkload } from "./workload/sysbench_cpu";
 export type { ThreadBurstParams } from "./workload/thread_burst";
 export { formatPerfBenchPipe, type PerfBenchPipeParams } from "./workload/perf_bench_pipe";
 export { formatStressCpu, type StressCpuParams } from "./workload/stress_cpu";

@@ -5,6 +5,7 @@
 import type { Machine, ShareLevel } from "../machine/types";
 import type { Task } from "./sched";
 import { SHARE_LEVELS } from "../machine/types";
+import { Contention } from "./contention";
 
 export class CacheModel {
   private readonly n: number;
@@ -13,6 +14,8 @@ export class CacheModel {
   private readonly lineNsByLevel: Float64Array;
   private readonly copyBytesPerNsByLevel: Float64Array;
   private readonly rqLockRemoteNsByLevel: Float64Array;
+  /** Shared caches and memory bandwidth under load (task footprints). */
+  readonly contention: Contention;
   /** share[a*n+b] = index into SHARE_LEVELS. */
   constructor(
     private readonly machine: Machine,
@@ -23,6 +26,7 @@ export class CacheModel {
     this.lineNsByLevel = Float64Array.from(SHARE_LEVELS, (l) => c.cacheLineNs[l]);
     this.copyBytesPerNsByLevel = Float64Array.from(SHARE_LEVELS, (l) => c.copyBytesPerNs[l]);
     this.rqLockRemoteNsByLevel = Float64Array.from(SHARE_LEVELS, (l) => c.rqLockRemoteNs[l]);
+    this.contention = new Contention(machine);
   }
 
   /** costs.cacheLineNs at the distance between CPUs a and b. */

@@ -1,6 +1,7 @@
 // The system-call interface task programs use. A program is a generator that yields these
 // operations; the kernel model executes them on whatever CPU the task is running on.
 import type { Channel } from "./channel";
+import type { Footprint } from "./contention";
 import type { Policy, TaskApi, TaskOp } from "./sched";
 import { primeDoubles } from "../sim/double_fields";
 
@@ -191,6 +192,12 @@ export interface SpawnSpec {
    * See Task.privateRefillBytesPerNs.
    */
   privateRefillBytesPerNs?: number;
+  /**
+   * What the task does to shared caches and memory bandwidth (contention.ts). Absent: nothing,
+   * and the task is never slowed by others. Its working set is also `workingSetBytes` if that
+   * is not given.
+   */
+  footprint?: Footprint;
   /** sched_attr.sched_runtime in ns (v6.12+: the task's slice, clamped to 0.1-100 ms; see setSlice). */
   slice?: number;
 }
@@ -213,6 +220,8 @@ export interface ForkSpec {
   workingSetBytes?: number;
   /** As SpawnSpec.privateRefillBytesPerNs. */
   privateRefillBytesPerNs?: number;
+  /** As SpawnSpec.footprint. */
+  footprint?: Footprint;
   /** sched_attr.sched_runtime in ns (v6.12+: the child's slice; see setSlice). */
   slice?: number;
 }

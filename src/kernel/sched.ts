@@ -1,6 +1,6 @@
 // kernel/sched/sched.h (with the parts of include/linux/sched.h it leans on): the structures every
 // scheduler file shares (rq, cfs_rq, rt_rq, task_struct, sched_entity, sched_avg), the flag sets,
-// the event kinds and struct sched_class. It imports nothing from the rest of src/kernel.
+// the event kinds and struct sched_class. It imports nothing else from src/kernel at run time.
 import { SCHED_CAPACITY_SCALE as MACHINE_CAPACITY_SCALE } from "../machine/builder";
 import type { RandomStream } from "../sim/random";
 
@@ -10,7 +10,6 @@ import type { RandomStream } from "../sim/random";
  * re-export because compiled re-exports are getters, and PELT reads this constant on hot paths.
  */
 export const SCHED_CAPACITY_SCALE: number = MACHINE_CAPACITY_SCALE;
-
 // ---------------------------------------------------------------- priorities and weights
 
 /** MAX_RT_PRIO: prio 0..99 is RT, 100..139 is normal (include/linux/sched/prio.h). */
@@ -228,8 +227,8 @@ export class Task {
   privateRefillBytesPerNs = 0;
   /** Pressure counter snapshot of the last CPU's caches when the task left it. */
   cachePressureAtLeave = 0;
-
-  // program execution
+  /** What it does to shared caches and memory (contention.ts); null: nothing. */
+  footprint: Required<import("./contention").Footprint> | null = null;
   iter: Generator<TaskOp, void, unknown> | null = null;
   /** The op being executed (a blocking op is retried when the task runs again). */
   op: TaskOp | null = null;

@@ -174,9 +174,20 @@ export function machineFromSpec(input: unknown, where = "machine spec"): Machine
   });
   b.idleStates(states);
   b.sources(sources);
+  let m: Machine;
   try {
-    return b.build();
+    m = b.build();
   } catch (e) {
     throw new Error(`${where}: ${(e as Error).message}`);
   }
+  const bw = spec.bandwidth;
+  if (bw) {
+    m.bandwidth = { nodeBytesPerNs: bw.nodeBytesPerNs.value };
+    m.sources["bandwidth.nodeBytesPerNs"] = bw.nodeBytesPerNs.source;
+    if (bw.llcBytesPerNs) {
+      m.bandwidth.llcBytesPerNs = bw.llcBytesPerNs.value;
+      m.sources["bandwidth.llcBytesPerNs"] = bw.llcBytesPerNs.source;
+    }
+  }
+  return m;
 }

@@ -94,6 +94,12 @@ export const machineSpecSchema = z
     caches: z
       .strictObject({ l2Bytes: sourcedNumber, llcBytes: sourcedNumber })
       .describe("cache sizes in bytes"),
+    bandwidth: z
+      .strictObject({ nodeBytesPerNs: sourcedNumber, llcBytesPerNs: sourcedNumber.optional() })
+      .optional()
+      .describe(
+        "sustained bandwidth (bytes/ns) of one memory controller (write-allocate reads included) and of one LLC, all its CPUs together; absent: docs/cost-model.md's stand-ins",
+      ),
     costs,
     idleStates: z
       .array(

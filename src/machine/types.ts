@@ -125,6 +125,19 @@ export interface Machine {
   caches: CacheSizes;
   /** Where each cost figure came from (figure name -> source text). */
   sources: Record<string, string>;
+  /** What the shared levels sustain under load (contention.ts); absent: the stand-ins in docs. */
+  bandwidth?: SharedBandwidth;
+}
+
+/** Sustained bandwidth of the shared levels, all CPUs together, bytes per ns (= GB/s). */
+export interface SharedBandwidth {
+  /**
+   * One memory controller (one NUMA node): bytes it moves, write-allocate reads included (STREAM
+   * does not count those: its Triad reports 3/4 of this where stores allocate).
+   */
+  nodeBytesPerNs: number;
+  /** One LLC instance (absent: the LLC does not limit). */
+  llcBytesPerNs?: number;
 }
 
 /**

@@ -18,6 +18,16 @@ const FLAG = "0 or 1";
 
 /** The metrics of each `workload` factory, by factory name. */
 export const WORKLOAD_METRICS: Readonly<Record<string, readonly MetricDoc[]>> = {
+  stream: [
+    m("<kernel>_mb_s", "MB/s", "all threads' rate, bytes as STREAM counts them (MB = 1e6 bytes)"),
+    m("mb_s_thread<i>", "MB/s", "thread i's rate"),
+    m("threads", "count", "threads"),
+  ],
+  cacheHog: [
+    m("runs_per_s", PER_S, "runs of all copies per simulated second after warm-up"),
+    m("run_time_s", "s", "mean time of one run of one copy"),
+    m("runs", "count", "runs completed after warm-up"),
+  ],
   hogs: [
     m("share_hog<i>", FRACTION, "hog i's share of the CPU time all hogs got after warm-up"),
     m("total_work_s", "s", "CPU time (work at capacity 1024) all hogs did after warm-up"),

@@ -36,6 +36,8 @@ export function smallFactories(extra: CpusOption = {}): Record<string, Workload>
     }),
     hackbench: workload.hackbench({ groups: 1, loops: 10, ...extra }),
     threadBurst: workload.threadBurst({ threads: 2, releaseAtMs: 2, seconds: 0.1, ...extra }),
+    stream: workload.stream({ threads: 2, arraySize: 1_000_000, ...extra }),
+    cacheHog: workload.cacheHog({ copies: 2, runWorkNs: 5e6, ...extra }),
   };
 }
 

@@ -96,7 +96,15 @@ export function setCurr(
 ): void {
   const siblings = smtSiblings[rq.cpu];
   if (next === null && rq.curr !== null) currBecomesIdle(k, rq); // from this context's clock
-  if (siblings.length === 0 || (rq.curr === null) === (next === null)) {
+  const idleChange = (rq.curr === null) !== (next === null);
+  if (
+    k.cache.contention.active &&
+    (rq.curr?.footprint || next?.footprint || (idleChange && siblings.length > 0))
+  ) {
+    setCurrContended(k, rq, next, smtSiblings, baseSpeed);
+    return;
+  }
+  if (siblings.length === 0 || !idleChange) {
     rq.curr = next;
     return;
   }
@@ -104,6 +112,38 @@ export function setCurr(
   rq.curr = next;
   for (const c of siblings) k.rqs[c].speed = cpuSpeed(k, baseSpeed[c], smtSiblings[c]);
   for (const c of siblings) if (k.rqs[c].curr) startSegment(k, k.rqs[c], k.rqs[c].curr!);
+}
+
+/**
+ * setCurr while tasks with a footprint run (contention.ts): every CPU sharing a level with this
+ * one whose task has a footprint, and every SMT sibling, has its running segment stopped, its
+ * speed recomputed (compute speed capped by the bandwidth its footprint gets) and the segment
+ * started again, so work stays exact.
+ */
+function setCurrContended(
+  k: SchedCore,
+  rq: Rq,
+  next: Task | null,
+  smtSiblings: number[][],
+  baseSpeed: Float64Array,
+): void {
+  const ct = k.cache.contention;
+  const near = ct.nearCpus(rq.cpu);
+  const siblings = smtSiblings[rq.cpu];
+  const stopped: number[] = [];
+  for (const c of near) {
+    const p = k.rqs[c].curr;
+    if (c === rq.cpu || !p || !(p.footprint || siblings.includes(c))) continue;
+    stopSegment(k, k.rqs[c], p);
+    stopped.push(c);
+  }
+  ct.switchWorkingSets(rq.cpu, rq.curr, next);
+  rq.curr = next;
+  const speedOf = (c: number) => cpuSpeed(k, baseSpeed[c], smtSiblings[c]);
+  for (const c of siblings) k.rqs[c].speed = speedOf(c);
+  rq.speed = speedOf(rq.cpu);
+  ct.retime(k.rqs, near, speedOf);
+  for (const c of stopped) startSegment(k, k.rqs[c], k.rqs[c].curr!);
 }
 
 /** The segment's completion event fired: whatever remained is done. */
@@ -279,6 +319,7 @@ export function continueTask(k: SchedCore, rq: Rq, p: Task): void {
           cpu: c.cpu,
           workingSetBytes: c.workingSetBytes,
           privateRefillBytesPerNs: c.privateRefillBytesPerNs,
+          footprint: c.footprint,
           slice: c.slice,
         });
         p.opResult = child.pid;

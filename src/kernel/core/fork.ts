@@ -9,6 +9,7 @@ import { wakeUpNewTask } from "./ttwu";
 import { customSlices } from "./setscheduler";
 import { setCustomSlice } from "../fair/eevdf";
 import { primeTaskLayout } from "../layout";
+import { checkFootprint } from "../contention";
 import type { RandomStream } from "../../sim/random";
 
 /** fork + wake_up_new_task of a user task. */
@@ -18,6 +19,11 @@ export function spawnTask(k: SchedCore, spec: SpawnSpec): Task {
   setSchedParams(p, policy, spec.nice ?? 0, isRtPolicy(policy) ? (spec.rtPriority ?? 1) : 0);
   if (spec.cpus) p.setAffinity(spec.cpus);
   p.workingSetBytes = spec.workingSetBytes ?? 0;
+  if (spec.footprint !== undefined) {
+    p.footprint = checkFootprint(spec.comm, spec.footprint);
+    if (spec.workingSetBytes === undefined) p.workingSetBytes = p.footprint.workingSetBytes;
+    k.cache.contention.active = true;
+  }
   const refill = spec.privateRefillBytesPerNs ?? 0;
   if (!(refill >= 0 && Number.isFinite(refill)))
     throw new Error(
