@@ -4,6 +4,7 @@ export * from "./metric";
 export * from "./compare";
 export * from "./frame";
 export * from "./trace";
+export * from "./trace_import";
 export * from "./mmtests";
 export * from "./histogram";
 export * from "./mixture";

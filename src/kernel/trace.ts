@@ -87,7 +87,9 @@ export type MigrationReason =
   | "rt_pull"
   | "hotplug"
   | "affinity"
-  | "fork";
+  | "fork"
+  /** Read from a kernel's trace, whose sched_migrate_task carries no reason. */
+  | "unknown";
 
 /** Trace records a run keeps by default: the newest million (a few hundred MB at most). */
 export const DEFAULT_TRACE_LIMIT = 1_000_000;

@@ -1,0 +1,129 @@
+// A kernel's sched trace as text read back into TraceRecords: the model's own export round-trips,
+// each layout real kernels and tools print is read, and what is not understood is counted with
+// its line number.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { topology, workload, type TraceRecord } from "../../src/index";
+import { importTraceFile, importTraceText, traceFields } from "../../src/analysis/trace_import";
+import { toFtrace } from "../../src/report/trace";
+import { byTime } from "../../src/analysis/trace";
+
+/** What the text keeps of a record: microseconds, comms as one token of at most 15 characters. */
+function asExported(r: TraceRecord): TraceRecord {
+  const c = (s: string) => (s || "<...>").replace(/[\s=]+/g, "_").slice(0, 15);
+  const t = Math.floor(r.t / 1000) * 1000;
+  switch (r.type) {
+    case "sched_switch":
+      return {
+        ...r,
+        t,
+        prevComm: r.prevPid === 0 ? r.prevComm : c(r.prevComm),
+        nextComm: c(r.nextComm),
+      };
+    case "sched_process_fork":
+      return { ...r, t, parentComm: c(r.parentComm), childComm: c(r.childComm) };
+    case "sched_migrate_task":
+      return { ...r, t, comm: c(r.comm), reason: "unknown" };
+    default:
+      return { ...r, t, comm: c(r.comm) };
+  }
+}
+
+test("the model's own ftrace export imports back to the same events (hackbench: forks, wakeups, switches, migrations, exits)", () => {
+  const it = topology("core2-2x2")
+    .era("6.19")
+    .workload(workload.hackbench({ groups: 1, loops: 20 }))
+    .runSync({ iterations: 1, seed: 1, trace: true })
+    .iteration("baseline", 0);
+  const model = byTime(it.trace ?? []);
+  assert.ok(model.length > 100);
+  const kinds = new Set(model.map((r) => r.type));
+  for (const k of [
+    "sched_switch",
+    "sched_wakeup",
+    "sched_wakeup_new",
+    "sched_process_fork",
+    "sched_process_exit",
+  ])
+    assert.ok(kinds.has(k as TraceRecord["type"]), `${k} in the model's trace`);
+  const back = importTraceText(toFtrace(model));
+  assert.equal(back.badCount, 0, JSON.stringify(back.bad.slice(0, 3)));
+  assert.equal(back.nrCpus, 4);
+  const expected = model.map(asExported);
+  const got = back.records.filter((r) => r.type !== "sched_waking" || kinds.has("sched_waking"));
+  assert.equal(got.length, expected.length);
+  for (let i = 0; i < got.length; i++) assert.deepEqual(got[i], expected[i], `record ${i}`);
+});
+
+test("layouts: the old numeric prev_state, trace-cmd report's header and <...> comms, 5-character flags", () => {
+  const text = [
+    "version = 6",
+    "cpus=2",
+    "          <idle>-0     [001] d..2.   100.000001: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=perf bench next_pid=42 next_prio=120",
+    "           <...>-42    [001] d..3    100.000010: sched_wakeup: comm=sleeper pid=7 prio=120 success=1 target_cpu=000",
+    "        sleeper-7      [000] d..2    100.000020: sched_switch: prev_comm=sleeper prev_pid=7 prev_prio=120 prev_state=1 next_comm=swapper/0 next_pid=0 next_prio=120",
+    "        sleeper-7      [000] d..2    100.000030: sched_switch: prev_comm=sleeper prev_pid=7 prev_prio=120 prev_state=2 next_comm=swapper/0 next_pid=0 next_prio=120",
+  ].join("\n");
+  const r = importTraceText(text);
+  assert.equal(r.badCount, 0, JSON.stringify(r.bad));
+  assert.equal(r.nrCpus, 2);
+  const [sw, wk, s1, s2] = r.records;
+  assert.ok(sw.type === "sched_switch");
+  assert.deepEqual(
+    [sw.t, sw.cpu, sw.prevState, sw.nextComm, sw.nextPid],
+    [100_000_001_000, 1, "R", "perf bench", 42],
+  );
+  assert.deepEqual(wk.type === "sched_wakeup" && [wk.comm, wk.pid, wk.targetCpu, wk.cpu], [
+    "sleeper",
+    7,
+    0,
+    1,
+  ]);
+  assert.equal(s1.type === "sched_switch" && s1.prevState, "S");
+  assert.equal(s2.type === "sched_switch" && s2.prevState, "D");
+});
+
+test("unsorted per-CPU buffers are sorted; lost events add up; bad and truncated lines are counted with their numbers", () => {
+  const text = [
+    "# tracer: nop",
+    "# entries-in-buffer/entries-written: 3/9   #P:2",
+    "  a-1 [001] d..3   2.000002: sched_waking: comm=b pid=2 prio=120 target_cpu=001",
+    "CPU:1 [LOST 5 EVENTS]",
+    "  a-1 [000] d..3   2.000001: sched_waking: comm=c pid=3 prio=120 target_cpu=000",
+    "this is not a trace line",
+    "  a-1 [000] d..3   2.000003: sched_wakeup: comm=c pid=3",
+    "  a-1 [000] d.h.   2.000004: irq_handler_entry: irq=1 name=timer",
+    "[LOST 4 EVENTS]",
+    "  a-1 [001] d..2   2.0000",
+  ].join("\n");
+  const r = importTraceText(text);
+  assert.deepEqual(
+    r.records.map((x) => x.t),
+    [2_000_001_000, 2_000_002_000],
+  );
+  assert.equal(r.lostEvents, 9);
+  assert.equal(r.nrCpus, 2);
+  assert.deepEqual(
+    r.bad.map((b) => b.line),
+    [6, 7, 10],
+  );
+  assert.match(r.bad[1].why, /sched_wakeup without prio/);
+  assert.deepEqual(r.otherEvents, { irq_handler_entry: 1 });
+});
+
+test("a trace file is read line by line; a missing one is refused naming it", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "schedlab-trace-"));
+  const file = path.join(dir, "trace.txt");
+  fs.writeFileSync(
+    file,
+    "# tracer: nop\n  a-1 [000] d..3   1.000001: sched_wakeup_new: comm=b pid=2 prio=120 target_cpu=001\n",
+  );
+  const r = await importTraceFile(file);
+  assert.equal(r.records.length, 1);
+  assert.equal(r.records[0].type, "sched_wakeup_new");
+  await assert.rejects(importTraceFile(path.join(dir, "none.txt")), /no file .*none\.txt/);
+  assert.deepEqual(traceFields("comm=a b pid=3 ==>"), { comm: "a b", pid: "3" });
+});
