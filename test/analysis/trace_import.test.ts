@@ -127,3 +127,22 @@ test("a trace file is read line by line; a missing one is refused naming it", as
   await assert.rejects(importTraceFile(path.join(dir, "none.txt")), /no file .*none\.txt/);
   assert.deepEqual(traceFields("comm=a b pid=3 ==>"), { comm: "a b", pid: "3" });
 });
+
+test("a real trace (Linux 6.18 guest, 2 CPUs, perf bench sched pipe, tracefs, 5-character flags) imports whole", async () => {
+  // recorded on this project's 2-CPU guest with the sched_switch, sched_waking, sched_wakeup,
+  // sched_wakeup_new, sched_migrate_task and sched_process_fork/exit events on; the first 400 events
+  const r = await importTraceFile(path.join(__dirname, "traces", "linux-6.18-perf-bench-pipe.txt"));
+  assert.equal(r.badCount, 0, JSON.stringify(r.bad.slice(0, 3)));
+  assert.equal(r.nrCpus, 2);
+  assert.equal(r.records.length, 400);
+  const types = new Set(r.records.map((x) => x.type));
+  for (const k of ["sched_switch", "sched_waking", "sched_wakeup", "sched_process_fork"])
+    assert.ok(types.has(k as TraceRecord["type"]), k);
+  // every wakeup's sched_waking comes first
+  const waking = new Set<number>();
+  for (const x of r.records) {
+    if (x.type === "sched_waking") waking.add(x.pid);
+    if (x.type === "sched_wakeup")
+      assert.ok(waking.has(x.pid), `wakeup of ${x.pid} after its waking`);
+  }
+});
