@@ -4,6 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { machineByName, presetNames } from "./machine/presets";
 import { machineImportCmd, type MachineImportFlags } from "./cli_machine";
+import { traceImportCmd, type TraceImportFlags } from "./cli_trace";
 import { addUnknownCommands } from "./cli_unknowns";
 import { addSweepCommands } from "./cli_sweep";
 import { costProfileNames } from "./machine/profiles";
@@ -330,6 +331,17 @@ function program(status: { code: number }): Command {
     .option("-o, --output <FILE>", "write the machine file here instead of stdout")
     .action((source: string | undefined, flags: MachineImportFlags) => {
       status.code = machineImportCmd(source, flags);
+    });
+  const trace = sub("trace").description("a kernel's sched trace: read it back");
+  trace
+    .command("import")
+    .exitOverride()
+    .configureOutput({ outputError: () => {} })
+    .description("what a sched trace holds (tracefs's trace file or trace-cmd report output)")
+    .argument("<file>", "the trace text")
+    .option("--json", "one JSON object instead of the summary")
+    .action(async (file: string, flags: TraceImportFlags) => {
+      status.code = await traceImportCmd(file, flags);
     });
   sub("hooks")
     .description("the decision points a patch can replace")
