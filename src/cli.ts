@@ -5,6 +5,7 @@ import * as path from "node:path";
 import { machineByName, presetNames } from "./machine/presets";
 import { machineImportCmd, type MachineImportFlags } from "./cli_machine";
 import { traceImportCmd, type TraceImportFlags } from "./cli_trace";
+import { addTraceReplayCommand } from "./cli_trace_replay";
 import { addUnknownCommands } from "./cli_unknowns";
 import { addSweepCommands } from "./cli_sweep";
 import { costProfileNames } from "./machine/profiles";
@@ -332,7 +333,7 @@ function program(status: { code: number }): Command {
     .action((source: string | undefined, flags: MachineImportFlags) => {
       status.code = machineImportCmd(source, flags);
     });
-  const trace = sub("trace").description("a kernel's sched trace: read it back");
+  const trace = sub("trace").description("a kernel's sched trace: read it back, replay it");
   trace
     .command("import")
     .exitOverride()
@@ -343,6 +344,7 @@ function program(status: { code: number }): Command {
     .action(async (file: string, flags: TraceImportFlags) => {
       status.code = await traceImportCmd(file, flags);
     });
+  addTraceReplayCommand(trace, status);
   sub("hooks")
     .description("the decision points a patch can replace")
     .argument("[hook]", "one hook, described in full")

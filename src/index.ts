@@ -10,6 +10,7 @@ import { threadBurst } from "./workload/thread_burst";
 import { perfBenchPipe } from "./workload/perf_bench_pipe";
 import { stressCpu } from "./workload/stress_cpu";
 import { cacheHog, stream } from "./workload/stream";
+import { replay, type ReplayParams, type ReplaySource } from "./workload/replay";
 import { rtApp } from "./workload/rt_app";
 import { netperfUdpStream as netperfUdpStreamFactory } from "./workload/netperf";
 import { unixbenchContext1 as unixbenchContext1Factory } from "./workload/unixbench";
@@ -18,6 +19,7 @@ import { netperfTcpRr } from "./workload/netperf_tcp_rr";
 import * as patchSeeds from "./patch/seeds/index";
 import { takingCpus, withCpus, type CpusOption } from "./workload/cpus";
 import type { BenchmarkWorkload as RtAppWorkload } from "./workload/sysbench_cpu";
+import type { Workload } from "./workload/workload";
 
 // Hooks register themselves when their kernel modules load; load them all here.
 import "./kernel/core/core";
@@ -323,6 +325,15 @@ export const workload = {
   stream: takingCpus("workload.stream", stream),
   /** An mcf-like rate workload (copies over their own working sets). Metrics: `runs_per_s` (1/s), `run_time_s` (s), `runs` (count). */
   cacheHog: takingCpus("workload.cacheHog", cacheHog),
+  /**
+   * A recorded kernel trace (importTraceFile) run again on the model, closed or open (ReplayParams).
+   * Metrics: `replay_tasks`, `replay_unfinished` (count), `trace_span_ms`, `replay_span_ms`,
+   * `replay_cpu_ms` (ms), `replay_stretch` (ratio); series `replay_pids` for analysis.compareTrace.
+   */
+  replay: (trace: ReplaySource, opts: ReplayParams & CpusOption = {}): Workload => {
+    const { cpus, ...rest } = opts;
+    return withCpus("workload.replay", replay(trace, rest), cpus);
+  },
 };
 
 /** The published patches, as data. */
@@ -337,6 +348,7 @@ export type { SelectIdleCpuStats } from "./kernel/counters";
 export type { CacheSizes, SharedBandwidth } from "./machine/types";
 export type { Footprint } from "./kernel/contention";
 export type { StreamParams, CacheHogParams, StreamKernel } from "./workload/stream";
+export type { ReplayParams, ReplaySource, ReplayMode } from "./workload/replay";
 export type { MachineBuilder, CostOverrides, LlcSpan, Numbering } from "./machine/builder";
 export type { IdleLimit } from "./machine/idle_states";
 export type { RunProfile, PublishedFile, PublishedFigure } from "./reproduce/registry";
@@ -574,19 +586,11 @@ export type { CostProfile } from "./machine/types";
 export { hasClusterLevel, clusterFlags } from "./kernel/topology/levels";
 export { asymCpuCapacityClassify } from "./kernel/topology/asym";
 export { fitsCapacity, taskFitsCapacity, selectIdleCapacity } from "./kernel/fair/wake/capacity";
-export { updateMisfitStatus, maxAllowedCapacity } from "./kernel/fair/misfit";
-export { checkMisfitStatus } from "./kernel/fair/misfit";
+export { updateMisfitStatus, maxAllowedCapacity, checkMisfitStatus } from "./kernel/fair/misfit";
 export { capacityGreater } from "./kernel/fair/lb/misfit";
 export { archScaleCpuCapacity, peltScaleCpu, rqClockPeltOf } from "./kernel/fair/pelt_clock";
 
-// The factories the seeds use, also exported by name: the same functions as workload.<name>.
-/** workload.schbench. */
-export const schbench = workload.schbench;
-/** workload.oltpRtMix. */
-export const oltpRtMix = workload.oltpRtMix;
-/** workload.netperfUdpStream. */
-export const netperfUdpStream = workload.netperfUdpStream;
-/** workload.unixbenchContext1. */
-export const unixbenchContext1 = workload.unixbenchContext1;
+/** The factories the seeds use, also exported by name: the same functions as workload.<name>. */
+export const { schbench, oltpRtMix, netperfUdpStream, unixbenchContext1 } = workload;
 export { WORKLOAD_METRICS, type MetricDoc } from "./workload/metrics";
 export type { CpusOption, WithCpus } from "./workload/cpus";

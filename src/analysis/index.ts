@@ -9,3 +9,5 @@ export * from "./mmtests";
 export * from "./histogram";
 export * from "./mixture";
 export * from "./variation";
+export * from "./trace_replay";
+export * from "./trace_compare";

@@ -172,6 +172,17 @@ function toRecord(
   }
 }
 
+/**
+ * The context of an event from the flags column's third character (the hardirq/softirq column
+ * of both the 4- and 5-character forms): h or H hard interrupt, z NMI, s softirq, else a task.
+ */
+function wakeContext(flags: string | undefined): "task" | "softirq" | "irq" {
+  const c = flags?.charAt(2) ?? ".";
+  if (c === "h" || c === "H" || c === "z") return "irq";
+  if (c === "s") return "softirq";
+  return "task";
+}
+
 /** Reads trace lines one at a time; `result()` sorts and returns what was read. */
 export class TraceReader {
   #records: TraceRecord[] = [];
@@ -226,6 +237,10 @@ export class TraceReader {
     if (typeof r === "string") {
       this.#badLine(s, r);
       return;
+    }
+    if (r.type === "sched_waking") {
+      r.wakerPid = Number(m[2]);
+      r.context = wakeContext(m[4]);
     }
     this.#maxCpu = Math.max(this.#maxCpu, cpu);
     this.#records.push(r);

@@ -25,6 +25,10 @@ export type TraceRecord =
       pid: number;
       prio: number;
       targetCpu: number;
+      /** Imported traces only: the pid current on `cpu` when it fired (the waker, or the task an interrupt cut into). */
+      wakerPid?: number;
+      /** Imported traces only: where the wakeup ran, from the flags column (h/H/z: irq, s: softirq). */
+      context?: "task" | "softirq" | "irq";
     }
   /**
    * The wakee was activated on targetCpu (by the waker, or by the target from its wakelist);

@@ -28,6 +28,22 @@ export const WORKLOAD_METRICS: Readonly<Record<string, readonly MetricDoc[]>> = 
     m("run_time_s", "s", "mean time of one run of one copy"),
     m("runs", "count", "runs completed after warm-up"),
   ],
+  replay: [
+    m("replay_tasks", "count", "tasks of the trace replayed"),
+    m("trace_span_ms", "ms", "time from the trace's first record to its last"),
+    m(
+      "replay_span_ms",
+      "ms",
+      "time until every replayed task had done its steps (the run's end if one had not)",
+    ),
+    m("replay_stretch", "ratio", "replay_span_ms / trace_span_ms"),
+    m("replay_cpu_ms", "ms", "CPU time the recorded bursts ask for (work at capacity 1024)"),
+    m(
+      "replay_unfinished",
+      "count",
+      "tasks with steps left at the run's end (a closed replay that waits on a wakeup never issued)",
+    ),
+  ],
   hogs: [
     m("share_hog<i>", FRACTION, "hog i's share of the CPU time all hogs got after warm-up"),
     m("total_work_s", "s", "CPU time (work at capacity 1024) all hogs did after warm-up"),

@@ -53,7 +53,16 @@ test("the model's own ftrace export imports back to the same events (hackbench: 
   assert.equal(back.badCount, 0, JSON.stringify(back.bad.slice(0, 3)));
   assert.equal(back.nrCpus, 4);
   const expected = model.map(asExported);
-  const got = back.records.filter((r) => r.type !== "sched_waking" || kinds.has("sched_waking"));
+  // An imported sched_waking also names the task current on its CPU (the waker) and its context.
+  const got = back.records
+    .filter((r) => r.type !== "sched_waking" || kinds.has("sched_waking"))
+    .map((r) => {
+      if (r.type !== "sched_waking") return r;
+      assert.equal(r.context, "task");
+      assert.ok(Number.isInteger(r.wakerPid), "the waker's pid from the line");
+      const { wakerPid: _w, context: _c, ...rest } = r;
+      return rest;
+    });
   assert.equal(got.length, expected.length);
   for (let i = 0; i < got.length; i++) assert.deepEqual(got[i], expected[i], `record ${i}`);
 });
@@ -145,4 +154,24 @@ test("a real trace (Linux 6.18 guest, 2 CPUs, perf bench sched pipe, tracefs, 5-
     if (x.type === "sched_wakeup")
       assert.ok(waking.has(x.pid), `wakeup of ${x.pid} after its waking`);
   }
+});
+
+test("a sched_waking names the task current on its CPU and the context from the flags column", () => {
+  const text = [
+    "  pipe-a-10 [000] d..3.   5.000001: sched_waking: comm=b pid=2 prio=120 target_cpu=001",
+    "  <idle>-0  [001] d.h3.   5.000002: sched_waking: comm=c pid=3 prio=120 target_cpu=001",
+    "  hog-11    [000] d.s3    5.000003: sched_waking: comm=d pid=4 prio=120 target_cpu=000",
+    "  hog-11    [000] d.H3.   5.000004: sched_waking: comm=e pid=5 prio=120 target_cpu=000",
+  ].join("\n");
+  const r = importTraceText(text);
+  assert.equal(r.badCount, 0, JSON.stringify(r.bad));
+  const got = r.records.map((x) =>
+    x.type === "sched_waking" ? [x.pid, x.wakerPid, x.context] : null,
+  );
+  assert.deepEqual(got, [
+    [2, 10, "task"],
+    [3, 0, "irq"],
+    [4, 11, "softirq"],
+    [5, 11, "irq"],
+  ]);
 });

@@ -2,6 +2,17 @@
 // every `workload` factory that takes options, and how long to run it.
 import { workload, type Workload } from "../../src/index";
 import type { CpusOption } from "../../src/workload/cpus";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { importTraceText } from "../../src/analysis/trace_import";
+
+const PIPE_TRACE = path.join(
+  __dirname,
+  "..",
+  "analysis",
+  "traces",
+  "linux-6.18-perf-bench-pipe.txt",
+);
 
 /** Every factory with small options, extra options merged in (e.g. { cpus }). */
 export function smallFactories(extra: CpusOption = {}): Record<string, Workload> {
@@ -38,6 +49,12 @@ export function smallFactories(extra: CpusOption = {}): Record<string, Workload>
     threadBurst: workload.threadBurst({ threads: 2, releaseAtMs: 2, seconds: 0.1, ...extra }),
     stream: workload.stream({ threads: 2, arraySize: 1_000_000, ...extra }),
     cacheHog: workload.cacheHog({ copies: 2, runWorkNs: 5e6, ...extra }),
+    // a real trace of perf bench sched pipe; its per-CPU kernel threads are left out, since they
+    // are bound to CPUs that a cpus option may exclude
+    replay: workload.replay(importTraceText(fs.readFileSync(PIPE_TRACE, "utf8")), {
+      kthreads: false,
+      ...extra,
+    }),
   };
 }
 
