@@ -64,6 +64,7 @@ export function traceFigures(records: readonly TraceRecord[], nrCpus?: number): 
   const useWaking = recs.some((r) => r.type === "sched_waking");
   const wokenAt = new Map<number, number>();
   const lastCpu = new Map<number, number>();
+  const wakingCpu = new Map<number, number>();
   for (const r of recs) {
     if (r.type === "sched_switch") {
       if (r.prevPid !== 0) of(r.prevPid, r.prevComm).switches++;
@@ -79,11 +80,15 @@ export function traceFigures(records: readonly TraceRecord[], nrCpus?: number): 
       }
     } else if (r.type === "sched_waking" && useWaking) {
       if (!wokenAt.has(r.pid)) wokenAt.set(r.pid, r.t);
+      wakingCpu.set(r.pid, r.cpu);
     } else if (r.type === "sched_wakeup") {
       const f = of(r.pid, r.comm);
       f.wakeups++;
       f.wakeCpus.push(r.targetCpu);
-      if (r.targetCpu === r.cpu) f.wakeupsOnWakingCpu++;
+      // sched_wakeup fires on the target when the wakelist delivers it: the waker's CPU is
+      // the sched_waking's
+      if (r.targetCpu === (wakingCpu.get(r.pid) ?? r.cpu)) f.wakeupsOnWakingCpu++;
+      wakingCpu.delete(r.pid);
       if (!useWaking && !wokenAt.has(r.pid)) wokenAt.set(r.pid, r.t);
     }
   }

@@ -84,7 +84,12 @@ export function replay(trace: ReplaySource, params: ReplayParams = {}): Workload
     setup(ctx: WorkloadContext): WorkloadRun {
       const byPid = new Map(tasks.map((t) => [t.pid, t]));
       const modelPid = new Map<number, number>();
-      const tokens = new Map<number, number>();
+      // tokens of each edge: wakeups `waker` has issued to `wakee` and the wakee has not used
+      // yet. A block waits for its own waker's token, so the block ends when that waker gets to
+      // the point of its run where it woke this task on the real box, whatever others do.
+      const tokens = new Map<string, number>();
+      const edge = (wakee: number, waker: number) => `${wakee}<${waker}`;
+      const waitingFor = new Map<number, number>();
       const doneAt = new Map<number, number>();
       const cpuOk = (c: number | null) => c !== null && c >= 0 && c < ctx.ncpus;
 
@@ -96,11 +101,13 @@ export function replay(trace: ReplaySource, params: ReplayParams = {}): Workload
               break;
             case "wake": {
               if (mode === "open" || !byPid.has(s.pid)) break;
-              tokens.set(s.pid, (tokens.get(s.pid) ?? 0) + 1);
+              const e = edge(s.pid, task.pid);
+              tokens.set(e, (tokens.get(e) ?? 0) + 1);
               const m = modelPid.get(s.pid);
               const target = m === undefined ? undefined : ctx.taskByPid(m);
-              // a wakee not yet asleep finds its token when it gets to its block
-              if (target?.waiting) yield wake(m!, false, false);
+              // a wakee not yet asleep for this waker finds the token when it gets to its block
+              if (target?.waiting && waitingFor.get(s.pid) === task.pid)
+                yield wake(m!, false, false);
               break;
             }
             case "fork": {
@@ -112,8 +119,11 @@ export function replay(trace: ReplaySource, params: ReplayParams = {}): Workload
             }
             case "block": {
               if (mode === "closed" && s.by !== null && byPid.has(s.by)) {
-                while ((tokens.get(task.pid) ?? 0) === 0) yield wait();
-                tokens.set(task.pid, tokens.get(task.pid)! - 1);
+                const e = edge(task.pid, s.by);
+                waitingFor.set(task.pid, s.by);
+                while ((tokens.get(e) ?? 0) === 0) yield wait();
+                waitingFor.delete(task.pid);
+                tokens.set(e, tokens.get(e)! - 1);
               } else if (s.wokeAt === null) {
                 doneAt.set(task.pid, api.now());
                 for (;;) yield wait(); // never woken in the trace
