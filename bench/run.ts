@@ -2,6 +2,9 @@
 // binary-heap event loop timed in the same process (the cost floor of any event-driven run).
 // Prints figures and asserts none. `npm run bench -- --json` prints one JSON object.
 import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as zlib from "node:zlib";
 import type { Workload } from "../src/workload/workload";
 import type { Experiment } from "../src/experiment/experiment";
 
@@ -28,6 +31,17 @@ const cubeDistance = Array.from({ length: 8 }, (_, i) =>
     return hops === 0 ? 10 : 11 + 10 * hops;
   }),
 );
+
+/** A trace recorded on the project's 2-CPU guest (data/traces), and the machine it ran on. */
+function recorded(name: string) {
+  const dir = path.join(__dirname, "..", "data", "traces", name);
+  const text = zlib.gunzipSync(fs.readFileSync(path.join(dir, "trace.txt.gz"))).toString("utf8");
+  return {
+    trace: lib.analysis.importTraceText(text),
+    machine: lib.machineFromFile(path.join(dir, "machine.json")),
+  };
+}
+const messaging = recorded("messaging-procs");
 
 const cases: Case[] = [
   {
@@ -59,6 +73,22 @@ const cases: Case[] = [
     duration: 0.06,
     workload: hackbench({ groups: 40, loops: 100 }),
     make: () => topology("x86-104t").era("6.19"),
+  },
+  {
+    // the recorded perf bench sched messaging (processes) replayed on its own machine
+    name: "replay-messaging-2cpu",
+    tasks: lib.analysis.replayPlan(messaging.trace.records).tasks.length,
+    duration: 1,
+    workload: lib.workload.replay(messaging.trace),
+    make: () => topology(messaging.machine).era("6.19"),
+  },
+  {
+    // the same command from the factory, on the same machine and era
+    name: "hackbench-messaging-2cpu",
+    tasks: 80,
+    duration: 1,
+    workload: hackbench({ groups: 2, loops: 50 }),
+    make: () => topology(messaging.machine).era("6.19"),
   },
   {
     // 8 sockets x 64 cores x 2 threads, one LLC per socket, one node per socket

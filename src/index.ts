@@ -10,7 +10,7 @@ import { threadBurst } from "./workload/thread_burst";
 import { perfBenchPipe } from "./workload/perf_bench_pipe";
 import { stressCpu } from "./workload/stress_cpu";
 import { cacheHog, stream } from "./workload/stream";
-import { replay, type ReplayParams, type ReplaySource } from "./workload/replay";
+import { replayTaking } from "./workload/replay";
 import { rtApp } from "./workload/rt_app";
 import { netperfUdpStream as netperfUdpStreamFactory } from "./workload/netperf";
 import { unixbenchContext1 as unixbenchContext1Factory } from "./workload/unixbench";
@@ -19,7 +19,6 @@ import { netperfTcpRr } from "./workload/netperf_tcp_rr";
 import * as patchSeeds from "./patch/seeds/index";
 import { takingCpus, withCpus, type CpusOption } from "./workload/cpus";
 import type { BenchmarkWorkload as RtAppWorkload } from "./workload/sysbench_cpu";
-import type { Workload } from "./workload/workload";
 
 // Hooks register themselves when their kernel modules load; load them all here.
 import "./kernel/core/core";
@@ -330,10 +329,7 @@ export const workload = {
    * Metrics: `replay_tasks`, `replay_unfinished` (count), `trace_span_ms`, `replay_span_ms`,
    * `replay_cpu_ms` (ms), `replay_stretch` (ratio); series `replay_pids` for analysis.compareTrace.
    */
-  replay: (trace: ReplaySource, opts: ReplayParams & CpusOption = {}): Workload => {
-    const { cpus, ...rest } = opts;
-    return withCpus("workload.replay", replay(trace, rest), cpus);
-  },
+  replay: replayTaking,
 };
 
 /** The published patches, as data. */
@@ -349,6 +345,8 @@ export type { CacheSizes, SharedBandwidth } from "./machine/types";
 export type { Footprint } from "./kernel/contention";
 export type { StreamParams, CacheHogParams, StreamKernel } from "./workload/stream";
 export type { ReplayParams, ReplaySource, ReplayMode } from "./workload/replay";
+export { replayRecording, readRecording, recordingAt, nearestEra } from "./experiment/replay_run";
+export type { ReplayRun, ReplayRunOptions, Recording } from "./experiment/replay_run";
 export type { MachineBuilder, CostOverrides, LlcSpan, Numbering } from "./machine/builder";
 export type { IdleLimit } from "./machine/idle_states";
 export type { RunProfile, PublishedFile, PublishedFigure } from "./reproduce/registry";

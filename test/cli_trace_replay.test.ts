@@ -7,7 +7,8 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { nearestEra, patchFromArg, recordingAt } from "../src/cli_trace_replay";
+import { patchFromArg } from "../src/cli_trace_replay";
+import { nearestEra, recordingAt } from "../src/experiment/replay_run";
 import { presetSpec } from "../src/machine/presets";
 
 const BIN = path.join(__dirname, "..", "bin", "schedlab.js");

@@ -17,6 +17,7 @@ import { type ReplayPlan, type ReplayTask, isRtPrio, replayPlan } from "../analy
 import type { ImportedTrace } from "../analysis/trace_import";
 import type { Workload, WorkloadContext, WorkloadRun } from "./workload";
 import { requireKnownKeys } from "./workload";
+import { withCpus, type CpusOption } from "./cpus";
 
 /** How a replay ends blocks (see the file's comment). */
 export type ReplayMode = "closed" | "open";
@@ -185,4 +186,10 @@ export function replay(trace: ReplaySource, params: ReplayParams = {}): Workload
       };
     },
   };
+}
+
+/** workload.replay: replay() with `cpus` (CpusOption) as every factory takes it. */
+export function replayTaking(trace: ReplaySource, opts: ReplayParams & CpusOption = {}): Workload {
+  const { cpus, ...rest } = opts;
+  return withCpus("workload.replay", replay(trace, rest), cpus);
 }

@@ -1,0 +1,153 @@
+// A recording (the directory `schedlab trace record` writes: trace.txt or trace.txt.gz,
+// machine.json, meta.json) replayed on the model of its machine and compared with the real
+// trace; used by `schedlab trace replay`, the validation page and the replay notebook.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { importTraceFile, type ImportedTrace } from "../analysis/trace_import";
+import { compareTrace, pidPairs, type TraceComparison } from "../analysis/trace_compare";
+import { replayPlan, type ReplayPlan } from "../analysis/trace_replay";
+import { ERAS, type Era } from "../kernel/features";
+import type { TraceRecord } from "../kernel/trace";
+import { machineByName, machineFromFile } from "../machine/presets";
+import type { Machine } from "../machine/types";
+import type { Patch } from "../patch/patch";
+import { replay, type ReplayMode } from "../workload/replay";
+import { topology } from "./experiment";
+
+/** What a recording directory holds (meta.json is optional; a plain trace file works too). */
+export interface Recording {
+  traceFile: string;
+  machineFile: string | null;
+  meta: Record<string, unknown>;
+}
+
+/** The files of a recording directory, or of a single trace file. */
+export function recordingAt(where: string): Recording {
+  if (!fs.existsSync(where))
+    throw new Error(
+      `trace replay: no such file or directory ${where} (give a directory that \`schedlab trace record\` wrote, or a trace file)`,
+    );
+  if (!fs.statSync(where).isDirectory()) return { traceFile: where, machineFile: null, meta: {} };
+  const traceFile = ["trace.txt", "trace.txt.gz"]
+    .map((f) => path.join(where, f))
+    .find((f) => fs.existsSync(f));
+  if (!traceFile) throw new Error(`trace replay: ${where} has no trace.txt or trace.txt.gz`);
+  const m = path.join(where, "machine.json");
+  const metaFile = path.join(where, "meta.json");
+  let meta: Record<string, unknown> = {};
+  if (fs.existsSync(metaFile)) {
+    try {
+      meta = JSON.parse(fs.readFileSync(metaFile, "utf8")) as Record<string, unknown>;
+    } catch (e) {
+      throw new Error(`trace replay: ${metaFile} is not JSON: ${(e as Error).message}`);
+    }
+  }
+  return { traceFile, machineFile: fs.existsSync(m) ? m : null, meta };
+}
+
+/** The modelled era closest to a kernel release ("6.18.44" -> 6.19; "5.15.0-91" -> 5.19). */
+export function nearestEra(release: string): Era {
+  const m = /^(\d+)\.(\d+)/.exec(release);
+  if (!m) throw new Error(`nearest era: "${release}" is not a kernel release (MAJOR.MINOR...)`);
+  const v = (e: string) => {
+    const [a, b] = e.split(".").map(Number);
+    return a * 100 + b;
+  };
+  const want = Number(m[1]) * 100 + Number(m[2]);
+  return [...ERAS].sort((a, b) => Math.abs(v(a) - want) - Math.abs(v(b) - want) || v(b) - v(a))[0];
+}
+
+/** Options of replayRecording. */
+export interface ReplayRunOptions {
+  /** The modelled kernel; default the era nearest meta.json's kernel release. */
+  era?: Era;
+  mode?: ReplayMode;
+  /** Patches applied to the modelled kernel. */
+  patches?: Patch[];
+  /** A preset name, a machine file or a Machine instead of machine.json. */
+  machine?: string | Machine;
+  kthreads?: boolean;
+  seed?: number;
+}
+
+/** A recording and its replay. */
+export interface ReplayRun {
+  recording: Recording;
+  /** The kernel release that recorded it (meta.json), if known. */
+  kernel: string | null;
+  era: Era;
+  mode: ReplayMode;
+  machine: Machine;
+  trace: ImportedTrace;
+  plan: ReplayPlan;
+  /** The replay's metrics (workload.replay's) and its trace. */
+  metrics: Record<string, number>;
+  simulated: TraceRecord[];
+  comparison: TraceComparison;
+}
+
+/** The trace of a recording, read once (an ImportedTrace can be given to skip the reading). */
+export async function readRecording(
+  where: string,
+): Promise<{ recording: Recording; trace: ImportedTrace }> {
+  const recording = recordingAt(where);
+  return { recording, trace: await importTraceFile(recording.traceFile) };
+}
+
+/** Replays a recording (a directory or a trace file) on the model and compares it with the real one. */
+export async function replayRecording(
+  where: string | { recording: Recording; trace: ImportedTrace },
+  opts: ReplayRunOptions = {},
+): Promise<ReplayRun> {
+  const { recording, trace } = typeof where === "string" ? await readRecording(where) : where;
+  const kernel = typeof recording.meta.kernel === "string" ? recording.meta.kernel : null;
+  let era: Era;
+  if (opts.era !== undefined) {
+    if (!(ERAS as readonly string[]).includes(opts.era))
+      throw new Error(`trace replay: era must be one of ${ERAS.join(", ")} (got ${opts.era})`);
+    era = opts.era;
+  } else if (kernel) era = nearestEra(kernel);
+  else
+    throw new Error(
+      `trace replay: --era is needed (no meta.json with the kernel release) (${ERAS.join(", ")})`,
+    );
+  const machine =
+    typeof opts.machine === "object"
+      ? opts.machine
+      : opts.machine
+        ? machineByName(opts.machine)
+        : recording.machineFile
+          ? machineFromFile(recording.machineFile)
+          : null;
+  if (!machine)
+    throw new Error(
+      `trace replay: --machine is needed (no machine.json beside ${recording.traceFile})`,
+    );
+  const mode = opts.mode ?? "closed";
+  const plan = replayPlan(trace.records, trace.nrCpus);
+  const res = topology(machine)
+    .era(era)
+    .patch(...(opts.patches ?? []))
+    .workload(replay(plan, { mode, kthreads: opts.kthreads ?? true }))
+    .runSync({ trace: true, seed: opts.seed ?? 1, iterations: 1, traceLimit: 50_000_000 });
+  const it = res.iteration(res.variants[0], 0);
+  const simulated = it.trace ?? [];
+  const comparison = compareTrace(
+    trace.records,
+    simulated,
+    pidPairs(it.series?.replay_pids ?? []),
+    trace.nrCpus,
+  );
+  return {
+    recording,
+    kernel,
+    era,
+    mode,
+    machine,
+    trace,
+    plan,
+    metrics: it.metrics,
+    simulated,
+    comparison,
+  };
+}
