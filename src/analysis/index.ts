@@ -11,3 +11,4 @@ export * from "./mixture";
 export * from "./variation";
 export * from "./trace_replay";
 export * from "./trace_compare";
+export * from "./trace_background";
