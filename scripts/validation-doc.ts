@@ -7,7 +7,16 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { ComparisonRow } from "../src/analysis/trace_compare";
+import { compareTrace, pidPairs } from "../src/analysis/trace_compare";
+import { importTraceText } from "../src/analysis/trace_import";
 import { readRecording, replayRecording } from "../src/experiment/replay_run";
+import { topology } from "../src/experiment/experiment";
+import { machineFromFile, preset } from "../src/machine/presets";
+import { toFtrace } from "../src/report/trace";
+import { hackbench } from "../src/workload/hackbench";
+import { perfBenchPipe } from "../src/workload/perf_bench_pipe";
+import { replay } from "../src/workload/replay";
+import type { Workload } from "../src/workload/workload";
 
 export const VALIDATION_PAGE = path.join(__dirname, "..", "docs", "validation.md");
 export const TRACES_DIR = path.join(__dirname, "..", "data", "traces");
@@ -67,13 +76,77 @@ export async function fidelityTables(dir = TRACES_DIR): Promise<string> {
   return out.join("\n");
 }
 
+/**
+ * The control: the model's own traces replayed on the same model, which isolates what the replay
+ * method loses from what the model gets wrong. Each factory runs on the first recording's
+ * machine at 6.19 (or core2-2x2 when there is no recording).
+ */
+export async function controlTable(dir = TRACES_DIR): Promise<string> {
+  const names = recordingNames(dir);
+  const machine = names.length
+    ? machineFromFile(path.join(dir, names[0], "machine.json"))
+    : preset("core2-2x2");
+  const cases: Array<[string, Workload]> = [
+    ["perf bench sched pipe -l 2000", perfBenchPipe({ loops: 2000 })],
+    ["perf bench sched messaging -g 2 -l 50", hackbench({ groups: 2, loops: 50 })],
+  ];
+  const out = [
+    "| model's own trace | figure | original | closed replay | open replay |",
+    "|---|---|---:|---:|---:|",
+  ];
+  for (const [name, w] of cases) {
+    const orig = topology(machine)
+      .era("6.19")
+      .workload(w)
+      .runSync({ trace: true, seed: 1 })
+      .iteration("baseline", 0);
+    const tr = importTraceText(toFtrace(orig.trace ?? []));
+    const rows = (mode: "closed" | "open") => {
+      const it = topology(machine)
+        .era("6.19")
+        .workload(replay(tr, { mode }))
+        .runSync({ trace: true, seed: 1 })
+        .iteration("baseline", 0);
+      return compareTrace(
+        tr.records,
+        it.trace ?? [],
+        pidPairs(it.series?.replay_pids ?? []),
+        tr.nrCpus,
+      ).rows;
+    };
+    const closed = rows("closed");
+    const open = new Map(rows("open").map((r) => [r.figure, r]));
+    for (const r of closed) {
+      if (!CONTROL_FIGURES.includes(r.figure)) continue;
+      out.push(
+        `| ${name} | ${r.figure} | ${num(r.real)} | ${num(r.simulated)} | ${num(open.get(r.figure)?.simulated ?? Number.NaN)} |`,
+      );
+    }
+  }
+  return `${out.join("\n")}\n`;
+}
+
+const CONTROL_FIGURES = [
+  "span",
+  "CPU time",
+  "context switches",
+  "migrations",
+  "wakeups",
+  "wakeup latency p50",
+  "wakeup latency p99",
+  "same CPU as the real wakeup",
+];
+
 /** The page with its generated part replaced. */
 export async function validationPage(page: string, dir = TRACES_DIR): Promise<string> {
   const a = page.indexOf(BEGIN);
   const b = page.indexOf(END);
   if (a < 0 || b < a)
     throw new Error(`docs/validation.md needs the markers\n${BEGIN}\n${END}\naround its tables`);
-  return `${page.slice(0, a + BEGIN.length)}\n\n${await fidelityTables(dir)}${page.slice(b)}`;
+  return (
+    `${page.slice(0, a + BEGIN.length)}\n\n### Control: the model's own traces\n\n` +
+    `${await controlTable(dir)}\n${await fidelityTables(dir)}${page.slice(b)}`
+  );
 }
 
 if (require.main === module) {
