@@ -48,7 +48,7 @@ export async function fidelityTables(dir = TRACES_DIR): Promise<string> {
     const closed = await replayRecording(rec, { mode: "closed" });
     const open = await replayRecording(rec, { mode: "open" });
     const meta = rec.recording.meta;
-    const command = Array.isArray(meta.command) ? (meta.command as string[]).join(" ") : "";
+    const command = meta ? meta.command.join(" ") : "";
     out.push(
       `### ${name}`,
       "",

@@ -4,7 +4,12 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { machineByName, presetNames } from "./machine/presets";
 import { machineImportCmd, type MachineImportFlags } from "./cli_machine";
-import { traceImportCmd, type TraceImportFlags } from "./cli_trace";
+import {
+  traceImportCmd,
+  type TraceImportFlags,
+  traceRecordCmd,
+  type TraceRecordFlags,
+} from "./cli_trace";
 import { addTraceReplayCommand } from "./cli_trace_replay";
 import { addUnknownCommands } from "./cli_unknowns";
 import { addSweepCommands } from "./cli_sweep";
@@ -333,7 +338,9 @@ function program(status: { code: number }): Command {
     .action((source: string | undefined, flags: MachineImportFlags) => {
       status.code = machineImportCmd(source, flags);
     });
-  const trace = sub("trace").description("a kernel's sched trace: read it back, replay it");
+  const trace = sub("trace").description(
+    "a kernel's sched trace: record one, read it back, replay it",
+  );
   trace
     .command("import")
     .exitOverride()
@@ -343,6 +350,23 @@ function program(status: { code: number }): Command {
     .option("--json", "one JSON object instead of the summary")
     .action(async (file: string, flags: TraceImportFlags) => {
       status.code = await traceImportCmd(file, flags);
+    });
+  trace
+    .command("record")
+    .exitOverride()
+    .configureOutput({ outputError: () => {} })
+    .description(
+      "run a command with the sched events on (root): DIR/trace.txt, machine.json, meta.json; tracefs settings restored",
+    )
+    .argument("<command...>", "the command to run, after --")
+    .option("--out <DIR>", "the trace directory to write, new or empty (default trace-DATE)")
+    .option(
+      "--events <LIST>",
+      "comma list of events/sched names (default the wakeup, switch, migrate, fork and exit events)",
+    )
+    .option("--buffer-kb <N>", "ring buffer size per CPU, kB (default: as it is)")
+    .action(async (command: string[], flags: TraceRecordFlags) => {
+      status.code = await traceRecordCmd(command, flags);
     });
   addTraceReplayCommand(trace, status);
   sub("hooks")

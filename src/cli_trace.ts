@@ -2,8 +2,11 @@
 // report output) read back into trace records, and what was in it: events by kind, CPUs, lost
 // events, other events, and every line not understood with its number. Status 1 when a line was
 // not understood (the summary is still printed), 2 when the file cannot be read.
+// `schedlab trace record -- COMMAND`: a trace directory of COMMAND's run (analysis/trace_record.ts);
+// the status is the command's.
 import * as fs from "node:fs";
 import { importTraceFile } from "./analysis/trace_import";
+import { recordTrace } from "./analysis/trace_record";
 
 /** Flags of `schedlab trace import`. */
 export interface TraceImportFlags {
@@ -41,4 +44,30 @@ export async function traceImportCmd(file: string, flags: TraceImportFlags): Pro
   }
   process.stdout.write(`${out.join("\n")}\n`);
   return r.badCount > 0 ? 1 : 0;
+}
+
+/** Flags of `schedlab trace record`. */
+export interface TraceRecordFlags {
+  out?: string;
+  events?: string;
+  bufferKb?: string;
+}
+
+/** Runs `trace record -- COMMAND...`; resolves with the command's exit status. */
+export async function traceRecordCmd(command: string[], flags: TraceRecordFlags): Promise<number> {
+  let bufferKb: number | undefined;
+  if (flags.bufferKb !== undefined) {
+    bufferKb = Number(flags.bufferKb);
+    if (!/^\d+$/.test(flags.bufferKb) || bufferKb <= 0)
+      throw new Error(
+        `trace record: --buffer-kb ${flags.bufferKb} (accepted: a positive integer, kB per CPU)`,
+      );
+  }
+  const out = flags.out ?? `trace-${new Date().toISOString().replace(/[-:]/g, "").slice(0, 15)}`;
+  const r = await recordTrace({ command, out, events: flags.events, bufferKb });
+  const m = r.meta;
+  process.stderr.write(
+    `trace record: wrote ${r.dir} (trace.txt, machine.json, meta.json): ${m.durationS.toFixed(3)} s on ${m.nrCpus} CPUs, clock ${m.traceClock}, ${m.bufferSizeKb} kB per CPU, lost events ${m.lostEvents}; ${command.join(" ")} exited with status ${r.status}${m.signal ? ` (${m.signal})` : ""}\n`,
+  );
+  return r.status;
 }

@@ -42,3 +42,14 @@ test("trace import: lines not understood are listed by number with status 1; a m
   assert.equal(m.status, 2);
   assert.match(m.stderr, /trace import: .*none\.txt is not a file/);
 });
+
+test("trace record: a bad --buffer-kb and a missing command are refused with status 2, naming what is accepted", () => {
+  const rec = (...args: string[]) =>
+    spawnSync(process.execPath, [BIN, "trace", "record", ...args], { encoding: "utf8" });
+  const b = rec("--buffer-kb", "lots", "--", "true");
+  assert.equal(b.status, 2);
+  assert.match(b.stderr, /--buffer-kb lots \(accepted: a positive integer, kB per CPU\)/);
+  const m = rec("--out", "x");
+  assert.equal(m.status, 2);
+  assert.match(m.stderr, /missing required argument 'command'/);
+});

@@ -12,6 +12,7 @@ import { nearestEra, recordingAt } from "../src/experiment/replay_run";
 import { presetSpec } from "../src/machine/presets";
 
 const BIN = path.join(__dirname, "..", "bin", "schedlab.js");
+const SHIPPED = path.join(__dirname, "..", "data", "traces", "perf-bench-pipe");
 const REAL = path.join(__dirname, "analysis", "traces", "linux-6.18-perf-bench-pipe.txt");
 const run = (...args: string[]) =>
   spawnSync(process.execPath, [BIN, "trace", "replay", ...args], { encoding: "utf8" });
@@ -20,7 +21,11 @@ test("trace replay: a recording directory (trace, machine, meta) against the mod
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "schedlab-replay-cli-"));
   fs.copyFileSync(REAL, path.join(dir, "trace.txt"));
   fs.writeFileSync(path.join(dir, "machine.json"), JSON.stringify(presetSpec("core2-2x2")));
-  fs.writeFileSync(path.join(dir, "meta.json"), JSON.stringify({ kernel: "6.18.44" }));
+  const meta = JSON.parse(fs.readFileSync(path.join(SHIPPED, "meta.json"), "utf8"));
+  fs.writeFileSync(
+    path.join(dir, "meta.json"),
+    JSON.stringify({ ...meta, kernelRelease: "6.18.44" }),
+  );
   const r = run(dir, "--patch", "TTWU_QUEUE=off");
   assert.equal(r.status, 0, r.stderr);
   assert.match(
@@ -53,6 +58,9 @@ test("trace replay: the nearest era, patches by name, and what is missing refuse
   assert.throws(() => recordingAt("/nonexistent/dir"), /no such file or directory/);
   const empty = fs.mkdtempSync(path.join(os.tmpdir(), "schedlab-replay-empty-"));
   assert.throws(() => recordingAt(empty), /has no trace\.txt or trace\.txt\.gz/);
+  fs.writeFileSync(path.join(empty, "trace.txt"), "");
+  fs.writeFileSync(path.join(empty, "meta.json"), JSON.stringify({ kernel: "6.18" }));
+  assert.throws(() => recordingAt(empty), /trace replay: .*meta\.json: .*kernelRelease/);
   const bare = run(REAL);
   assert.notEqual(bare.status, 0);
   assert.match(bare.stderr, /--era is needed/);

@@ -7,6 +7,7 @@
 // number and the reason, never dropped silently; `[LOST N EVENTS]` lines add up.
 import * as fs from "node:fs";
 import * as readline from "node:readline";
+import * as zlib from "node:zlib";
 import type { TraceRecord } from "../kernel/trace";
 import { byTime } from "./trace";
 
@@ -269,14 +270,23 @@ export function importTraceText(text: string): ImportedTrace {
   return r.result();
 }
 
-/** A trace file, read line by line (a large trace needs memory for its records, not its text). */
+/**
+ * A trace file, read line by line (a large trace needs memory for its records, not its text);
+ * a gzip file (`.gz`, or gzip's magic bytes 1f 8b) is decompressed as it streams.
+ */
 export async function importTraceFile(file: string): Promise<ImportedTrace> {
   if (!fs.existsSync(file)) throw new Error(`importTraceFile: no file ${file}`);
+  const head = Buffer.alloc(2);
+  const fd = fs.openSync(file, "r");
+  const got = fs.readSync(fd, head, 0, 2, 0);
+  fs.closeSync(fd);
+  const gzip = file.endsWith(".gz") || (got === 2 && head[0] === 0x1f && head[1] === 0x8b);
+  const raw = fs.createReadStream(file);
+  const input = gzip ? raw.pipe(zlib.createGunzip()) : raw;
+  if (gzip) raw.on("error", (e) => input.destroy(e));
+  input.setEncoding("utf8");
   const r = new TraceReader();
-  const rl = readline.createInterface({
-    input: fs.createReadStream(file, { encoding: "utf8" }),
-    crlfDelay: Number.POSITIVE_INFINITY,
-  });
+  const rl = readline.createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   for await (const l of rl) r.line(l);
   return r.result();
 }

@@ -6,6 +6,7 @@ import * as path from "node:path";
 import { importTraceFile, type ImportedTrace } from "../analysis/trace_import";
 import { compareTrace, pidPairs, type TraceComparison } from "../analysis/trace_compare";
 import { replayPlan, type ReplayPlan } from "../analysis/trace_replay";
+import { readTraceMeta, type TraceMeta } from "../analysis/trace_meta";
 import { ERAS, type Era } from "../kernel/features";
 import type { TraceRecord } from "../kernel/trace";
 import { machineByName, machineFromFile } from "../machine/presets";
@@ -18,7 +19,8 @@ import { topology } from "./experiment";
 export interface Recording {
   traceFile: string;
   machineFile: string | null;
-  meta: Record<string, unknown>;
+  /** meta.json as `trace record` writes it (null when there is none). */
+  meta: TraceMeta | null;
 }
 
 /** The files of a recording directory, or of a single trace file. */
@@ -27,19 +29,19 @@ export function recordingAt(where: string): Recording {
     throw new Error(
       `trace replay: no such file or directory ${where} (give a directory that \`schedlab trace record\` wrote, or a trace file)`,
     );
-  if (!fs.statSync(where).isDirectory()) return { traceFile: where, machineFile: null, meta: {} };
+  if (!fs.statSync(where).isDirectory()) return { traceFile: where, machineFile: null, meta: null };
   const traceFile = ["trace.txt", "trace.txt.gz"]
     .map((f) => path.join(where, f))
     .find((f) => fs.existsSync(f));
   if (!traceFile) throw new Error(`trace replay: ${where} has no trace.txt or trace.txt.gz`);
   const m = path.join(where, "machine.json");
   const metaFile = path.join(where, "meta.json");
-  let meta: Record<string, unknown> = {};
+  let meta: TraceMeta | null = null;
   if (fs.existsSync(metaFile)) {
     try {
-      meta = JSON.parse(fs.readFileSync(metaFile, "utf8")) as Record<string, unknown>;
+      meta = readTraceMeta(metaFile);
     } catch (e) {
-      throw new Error(`trace replay: ${metaFile} is not JSON: ${(e as Error).message}`);
+      throw new Error(`trace replay: ${(e as Error).message}`);
     }
   }
   return { traceFile, machineFile: fs.existsSync(m) ? m : null, meta };
@@ -100,7 +102,7 @@ export async function replayRecording(
   opts: ReplayRunOptions = {},
 ): Promise<ReplayRun> {
   const { recording, trace } = typeof where === "string" ? await readRecording(where) : where;
-  const kernel = typeof recording.meta.kernel === "string" ? recording.meta.kernel : null;
+  const kernel = recording.meta?.kernelRelease ?? null;
   let era: Era;
   if (opts.era !== undefined) {
     if (!(ERAS as readonly string[]).includes(opts.era))

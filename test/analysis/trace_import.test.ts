@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import * as zlib from "node:zlib";
 import { topology, workload, type TraceRecord } from "../../src/index";
 import { importTraceFile, importTraceText, traceFields } from "../../src/analysis/trace_import";
 import { toFtrace } from "../../src/report/trace";
@@ -135,6 +136,20 @@ test("a trace file is read line by line; a missing one is refused naming it", as
   assert.equal(r.records[0].type, "sched_wakeup_new");
   await assert.rejects(importTraceFile(path.join(dir, "none.txt")), /no file .*none\.txt/);
   assert.deepEqual(traceFields("comm=a b pid=3 ==>"), { comm: "a b", pid: "3" });
+});
+
+test("a gzip trace file is decompressed as it streams (by its .gz name or its magic bytes); a corrupt one is refused", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "schedlab-trace-gz-"));
+  const plain = path.join(__dirname, "traces", "linux-6.18-perf-bench-pipe.txt");
+  const gz = zlib.gzipSync(fs.readFileSync(plain));
+  fs.writeFileSync(path.join(dir, "trace.txt.gz"), gz);
+  fs.writeFileSync(path.join(dir, "trace.bin"), gz);
+  const want = await importTraceFile(plain);
+  assert.deepEqual(await importTraceFile(path.join(dir, "trace.txt.gz")), want);
+  assert.deepEqual(await importTraceFile(path.join(dir, "trace.bin")), want);
+  assert.equal(want.records.length, 400);
+  fs.writeFileSync(path.join(dir, "cut.txt.gz"), gz.subarray(0, gz.length >> 1));
+  await assert.rejects(importTraceFile(path.join(dir, "cut.txt.gz")), /unexpected end of file/);
 });
 
 test("a real trace (Linux 6.18 guest, 2 CPUs, perf bench sched pipe, tracefs, 5-character flags) imports whole", async () => {
