@@ -34,6 +34,11 @@ export interface TraceFigures {
   utilisation: number[];
   /** Time-averaged nr_running of each CPU. */
   runqueue: number[];
+  /**
+   * sched_waking to the switch-in, ns, of wakeups from a task on one CPU to another CPU that was
+   * idle then: what waking an idle CPU costs (its idle exit, the IPI or the polling wakeup).
+   */
+  idleWakeLatencyNs: number[];
 }
 
 /** The figures of a trace (pid 0, the idle task, is no task). */
@@ -62,13 +67,22 @@ export function traceFigures(records: readonly TraceRecord[], nrCpus?: number): 
     return f;
   };
   const useWaking = recs.some((r) => r.type === "sched_waking");
+  const current = new Map<number, number>(); // cpu -> pid running there
+  const idleWoken = new Map<number, number>(); // pid -> waking time, target idle on another CPU
+  const idleWakeLatencyNs: number[] = [];
   const wokenAt = new Map<number, number>();
   const lastCpu = new Map<number, number>();
   const wakingCpu = new Map<number, number>();
   for (const r of recs) {
     if (r.type === "sched_switch") {
+      current.set(r.cpu, r.nextPid);
       if (r.prevPid !== 0) of(r.prevPid, r.prevComm).switches++;
       if (r.nextPid === 0) continue;
+      const iw = idleWoken.get(r.nextPid);
+      if (iw !== undefined) {
+        idleWakeLatencyNs.push(r.t - iw);
+        idleWoken.delete(r.nextPid);
+      }
       const f = of(r.nextPid, r.nextComm);
       const was = lastCpu.get(r.nextPid);
       if (was !== undefined && was !== r.cpu) f.migrations++;
@@ -81,6 +95,13 @@ export function traceFigures(records: readonly TraceRecord[], nrCpus?: number): 
     } else if (r.type === "sched_waking" && useWaking) {
       if (!wokenAt.has(r.pid)) wokenAt.set(r.pid, r.t);
       wakingCpu.set(r.pid, r.cpu);
+      if (
+        (r.context ?? "task") === "task" &&
+        (current.get(r.cpu) ?? 0) !== 0 &&
+        r.targetCpu !== r.cpu &&
+        current.get(r.targetCpu) === 0
+      )
+        idleWoken.set(r.pid, r.t);
     } else if (r.type === "sched_wakeup") {
       const f = of(r.pid, r.comm);
       f.wakeups++;
@@ -106,6 +127,7 @@ export function traceFigures(records: readonly TraceRecord[], nrCpus?: number): 
     tasks,
     utilisation: busy.map((b) => (span > 0 ? b / span : 0)),
     runqueue: rq,
+    idleWakeLatencyNs,
   };
 }
 
@@ -216,6 +238,12 @@ export function compareTrace(
     row("wakeup latency p90", "us", pct(lat.real, 90), pct(lat.simulated, 90)),
     row("wakeup latency p99", "us", pct(lat.real, 99), pct(lat.simulated, 99)),
     row("same CPU as the real wakeup", "fraction", 1, compared ? same / compared : Number.NaN),
+    row(
+      "wakeup latency to an idle CPU p50",
+      "us",
+      pct(r.idleWakeLatencyNs, 50) / 1000,
+      pct(s.idleWakeLatencyNs, 50) / 1000,
+    ),
     ...r.utilisation.map((u, c) =>
       row(`CPU ${c} utilisation`, "fraction", u, s.utilisation[c] ?? 0),
     ),

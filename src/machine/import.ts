@@ -131,26 +131,37 @@ export function importMachine(t: CpuTable, opts: ImportOptions = {}): ImportResu
       for (const lv of Object.values(fig) as Array<{ source: string }>)
         lv.source = borrowed(lv.source);
   }
-  const idleStates = prof.idleStates.map((s) => ({
-    name: s.name,
-    polling: s.polling,
-    exitLatencyNs: { ...s.exitLatencyNs, source: borrowed(s.exitLatencyNs.source) },
-    targetResidencyNs: { ...s.targetResidencyNs, source: borrowed(s.targetResidencyNs.source) },
-    ...(s.coreExitLatencyNs && {
-      coreExitLatencyNs: { ...s.coreExitLatencyNs, source: borrowed(s.coreExitLatencyNs.source) },
-    }),
-    ...(s.packageScope && {
-      packageScope: { ...s.packageScope, source: borrowed(s.packageScope.source) },
-    }),
-    ...(s.exitDraw && {
-      exitDraw: {
-        core: borrowedDraw(s.exitDraw.core),
-        packageExtra: borrowedDraw(s.exitDraw.packageExtra),
-      },
-    }),
-  }));
+  const idleStates =
+    t.cpuidleDriver === "none"
+      ? haltState(where)
+      : prof.idleStates.map((s) => ({
+          name: s.name,
+          polling: s.polling,
+          exitLatencyNs: { ...s.exitLatencyNs, source: borrowed(s.exitLatencyNs.source) },
+          targetResidencyNs: {
+            ...s.targetResidencyNs,
+            source: borrowed(s.targetResidencyNs.source),
+          },
+          ...(s.coreExitLatencyNs && {
+            coreExitLatencyNs: {
+              ...s.coreExitLatencyNs,
+              source: borrowed(s.coreExitLatencyNs.source),
+            },
+          }),
+          ...(s.packageScope && {
+            packageScope: { ...s.packageScope, source: borrowed(s.packageScope.source) },
+          }),
+          ...(s.exitDraw && {
+            exitDraw: {
+              core: borrowedDraw(s.exitDraw.core),
+              packageExtra: borrowedDraw(s.exitDraw.packageExtra),
+            },
+          }),
+        }));
   warnings.push(
-    `costs and idle states: every figure borrowed from profile ${profile} (guesses for this machine)`,
+    t.cpuidleDriver === "none"
+      ? `costs: every figure borrowed from profile ${profile} (guesses for this machine); idle: no cpuidle driver, so the CPUs halt (HLT), exit latency a choice to calibrate`
+      : `costs and idle states: every figure borrowed from profile ${profile} (guesses for this machine)`,
   );
   const cacheFigure = (bytes: number | null, kind: "l2Bytes" | "llcBytes", file: string) => {
     if (bytes !== null)
@@ -246,4 +257,31 @@ function firstDifference(m: Machine, placed: CpuRecord[], t: CpuTable): string |
     }
   }
   return null;
+}
+
+/**
+ * The one idle state of a machine with no cpuidle driver (cpu/cpuidle/current_driver "none", a
+ * guest without exposed C-states): do_idle -> default_idle_call -> arch_cpu_idle (kernel/sched/
+ * idle.c; x86 default_idle is HLT, arch/x86/kernel/process.c), which does not poll, so every
+ * wakeup of an idle CPU is an IPI. How long the halted CPU takes to run again is not in sysfs.
+ */
+function haltState(where: string): MachineSpec["idleStates"] {
+  return [
+    {
+      name: "HLT",
+      polling: {
+        value: false,
+        source: `${where}/cpu/cpuidle/current_driver is none: default_idle_call -> arch_cpu_idle halts (HLT on x86, arch/x86/kernel/process.c default_idle), no TIF_POLLING_NRFLAG, so a wakeup sends an IPI`,
+      },
+      exitLatencyNs: {
+        value: 2000,
+        source:
+          "choice: not in sysfs; a halted vCPU runs again 2-133 us after the IPI depending on the host (KVM halt polling to the host CPU's deepest C-state); calibrate it on a recorded trace (docs/validation.md)",
+      },
+      targetResidencyNs: {
+        value: 0,
+        source: "no cpuidle governor: the idle loop halts whatever the expected idle time",
+      },
+    },
+  ];
 }

@@ -38,6 +38,8 @@ export interface CpuTable {
   nodeDistance: number[][] | null;
   /** Parts of the tree that were absent (each becomes a stated default, never a silent guess). */
   missing: string[];
+  /** cpu/cpuidle/current_driver ("none": no cpuidle driver, the CPUs halt); absent: not read. */
+  cpuidleDriver?: string;
 }
 
 /** Parses a kernel cpulist ("0-3,8,10-11"); `where` names the file in the error. */
@@ -231,11 +233,13 @@ export function readSysfs(
   }
   if (noTopology) missing.push("cpu*/topology/ (each CPU taken as its own core in one package)");
   if (noCache) missing.push("cpu*/cache/ (one L2 per core and one LLC per package assumed)");
+  const driver = read("cpu/cpuidle/current_driver")?.trim();
   return {
     source: where,
     cpus,
     nodeDistance: distances.length ? distances : null,
     missing,
+    ...(driver ? { cpuidleDriver: driver } : {}),
   };
 }
 

@@ -231,3 +231,30 @@ test("big.LITTLE round trip: cpu_capacity per CPU comes back, and so do the asym
     assert.equal(domains(res.machine, era), domains(m, era));
   assert.match(domains(res.machine, "6.19"), /SD_ASYM_CPUCAPACITY SD_ASYM_CPUCAPACITY_FULL/);
 });
+
+test("a box with no cpuidle driver halts when idle: one non-polling HLT state, its exit a stated choice", () => {
+  const files = sysfsFilesOf(preset("core2-2x2"));
+  const withDriver = importMachine(
+    fromFiles({ ...files, "cpu/cpuidle/current_driver": "intel_idle\n" }),
+    {
+      profile: "x86-104t",
+    },
+  );
+  assert.deepEqual(
+    withDriver.spec.idleStates.map((s) => s.name),
+    preset("x86-104t").idleStates.map((s) => s.name),
+    "a cpuidle driver: the profile's states",
+  );
+  const halts = importMachine(fromFiles({ ...files, "cpu/cpuidle/current_driver": "none\n" }), {
+    profile: "x86-104t",
+  });
+  assert.equal(halts.spec.idleStates.length, 1);
+  const [hlt] = halts.spec.idleStates;
+  assert.equal(hlt.name, "HLT");
+  assert.equal(hlt.polling.value, false);
+  assert.match(hlt.polling.source, /current_driver is none: default_idle_call -> arch_cpu_idle/);
+  assert.match(hlt.exitLatencyNs.source, /^choice: .*calibrate it on a recorded trace/);
+  assert.ok(halts.warnings.some((w) => /no cpuidle driver, so the CPUs halt/.test(w)));
+  const m = machineFromSpec(halts.spec);
+  assert.equal(m.idleStates[0].polling, false);
+});
