@@ -9,6 +9,13 @@ export const traceMetaSchema = z
   .strictObject({
     kernelRelease: z.string().min(1).describe("`uname -r` of the recording box"),
     command: z.array(z.string()).min(1).describe("the recorded command's argv"),
+    pid: z
+      .number()
+      .int()
+      .optional()
+      .describe(
+        "the command's pid (its tasks are it and what it forked: sched_process_fork); absent if it did not start",
+      ),
     exitStatus: z
       .number()
       .int()

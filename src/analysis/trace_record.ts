@@ -189,6 +189,7 @@ export async function recordTrace(opts: RecordOptions): Promise<RecordResult> {
     const meta: TraceMeta = {
       kernelRelease: os.release(),
       command: [...opts.command],
+      ...(child?.pid !== undefined ? { pid: child.pid } : {}),
       exitStatus: status,
       ...(signal ? { signal } : {}),
       traceClock: clock,

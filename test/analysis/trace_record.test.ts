@@ -146,7 +146,9 @@ test("trace record: a real recording of sleep 0.01 imports whole and leaves trac
   assert.equal(t.badCount, 0, JSON.stringify(t.bad.slice(0, 3)));
   assert.ok(t.records.some((x) => x.type === "sched_switch"));
   assert.ok(
-    t.records.some((x) => x.type === "sched_process_exit" && x.comm === "sleep"),
+    t.records.some(
+      (x) => x.type === "sched_process_exit" && x.comm === "sleep" && x.pid === r.meta.pid,
+    ),
     "the command's own exit is in the trace",
   );
   assert.equal(readTraceMeta(path.join(out, "meta.json")).kernelRelease, os.release());
