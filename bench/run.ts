@@ -35,7 +35,9 @@ const cubeDistance = Array.from({ length: 8 }, (_, i) =>
 /** A trace recorded on the project's 2-CPU guest (data/traces), and the machine it ran on. */
 function recorded(name: string) {
   const dir = path.join(__dirname, "..", "data", "traces", name);
-  const text = zlib.gunzipSync(fs.readFileSync(path.join(dir, "trace.txt.gz"))).toString("utf8");
+  const text = zlib
+    .gunzipSync(new Uint8Array(fs.readFileSync(path.join(dir, "trace.txt.gz"))))
+    .toString("utf8");
   return {
     trace: lib.analysis.importTraceText(text),
     machine: lib.machineFromFile(path.join(dir, "machine.json")),

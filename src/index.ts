@@ -346,6 +346,7 @@ export type { Footprint } from "./kernel/contention";
 export type { StreamParams, CacheHogParams, StreamKernel } from "./workload/stream";
 export type { ReplayParams, ReplaySource, ReplayMode } from "./workload/replay";
 export { replayRecording, readRecording, recordingAt, nearestEra } from "./experiment/replay_run";
+export { shippedRecording, shippedRecordings } from "./experiment/replay_run";
 export type { ReplayRun, ReplayRunOptions, Recording } from "./experiment/replay_run";
 export type { MachineBuilder, CostOverrides, LlcSpan, Numbering } from "./machine/builder";
 export type { IdleLimit } from "./machine/idle_states";
@@ -588,7 +589,10 @@ export { updateMisfitStatus, maxAllowedCapacity, checkMisfitStatus } from "./ker
 export { capacityGreater } from "./kernel/fair/lb/misfit";
 export { archScaleCpuCapacity, peltScaleCpu, rqClockPeltOf } from "./kernel/fair/pelt_clock";
 
-/** The factories the seeds use, also exported by name: the same functions as workload.<name>. */
-export const { schbench, oltpRtMix, netperfUdpStream, unixbenchContext1 } = workload;
+// The factories the seeds use, also exported by name: the same functions as workload.<name>.
+/** workload.schbench. */ export const schbench = workload.schbench;
+/** workload.oltpRtMix. */ export const oltpRtMix = workload.oltpRtMix;
+/** workload.netperfUdpStream. */ export const netperfUdpStream = workload.netperfUdpStream;
+/** workload.unixbenchContext1. */ export const unixbenchContext1 = workload.unixbenchContext1;
 export { WORKLOAD_METRICS, type MetricDoc } from "./workload/metrics";
 export type { CpusOption, WithCpus } from "./workload/cpus";

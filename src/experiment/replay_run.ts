@@ -47,6 +47,35 @@ export function recordingAt(where: string): Recording {
   return { traceFile, machineFile: fs.existsSync(m) ? m : null, meta };
 }
 
+/** data/traces, found by walking up from this file (from src/ under tsx and from dist/). */
+function tracesDir(): string {
+  let dir = __dirname;
+  for (let i = 0; i < 6; i++) {
+    const cand = path.join(dir, "data", "traces");
+    if (fs.existsSync(cand)) return cand;
+    dir = path.dirname(dir);
+  }
+  throw new Error(`recordings: cannot find data/traces above ${__dirname}`);
+}
+
+/** The recordings shipped in data/traces (recorded on the project's Linux 6.18 guest), by name. */
+export function shippedRecordings(): string[] {
+  const dir = tracesDir();
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && fs.existsSync(path.join(dir, e.name, "meta.json")))
+    .map((e) => e.name)
+    .sort();
+}
+
+/** The directory of a shipped recording; an unknown name is refused with the ones there are. */
+export function shippedRecording(name: string): string {
+  const names = shippedRecordings();
+  if (!names.includes(name))
+    throw new Error(`shippedRecording: no recording "${name}" (recordings: ${names.join(", ")})`);
+  return path.join(tracesDir(), name);
+}
+
 /** The modelled era closest to a kernel release ("6.18.44" -> 6.19; "5.15.0-91" -> 5.19). */
 export function nearestEra(release: string): Era {
   const m = /^(\d+)\.(\d+)/.exec(release);

@@ -251,8 +251,9 @@ test("a box with no cpuidle driver halts when idle: one non-polling HLT state, i
   assert.equal(halts.spec.idleStates.length, 1);
   const [hlt] = halts.spec.idleStates;
   assert.equal(hlt.name, "HLT");
-  assert.equal(hlt.polling.value, false);
-  assert.match(hlt.polling.source, /current_driver is none: default_idle_call -> arch_cpu_idle/);
+  const polling = hlt.polling as { value: boolean; source: string };
+  assert.equal(polling.value, false);
+  assert.match(polling.source, /current_driver is none: default_idle_call -> arch_cpu_idle/);
   assert.match(hlt.exitLatencyNs.source, /^choice: .*calibrate it on a recorded trace/);
   assert.ok(halts.warnings.some((w) => /no cpuidle driver, so the CPUs halt/.test(w)));
   const m = machineFromSpec(halts.spec);
