@@ -397,6 +397,7 @@ export type { SchedFairParams } from "./workload/sched_fair";
 export { FORK_NS_2009 } from "./workload/sched_fair";
 export {
   KTHREADS_2009,
+  KTHREADS_GUEST_6_18,
   startBackground,
   type BackgroundParams,
   type BackgroundRun,

@@ -68,7 +68,7 @@ export interface ReplayPlan {
 
 const PER_CPU_KTHREAD = /^(?:ksoftirqd|migration|cpuhp|watchdog|rcuc|idle_inject|kworker)\/(\d+)/;
 const KTHREAD_NAME =
-  /^(?:kworker|ksoftirqd|migration|cpuhp|watchdog|rcu_|rcuc|rcuog|rcuop|kthreadd|kcompactd|khugepaged|kswapd|jbd2|kauditd|oom_reaper|writeback|irq\/)/;
+  /^(?:kworker|ksoftirqd|migration|cpuhp|idle_inject|watchdog|rcu_|rcuc|rcuo|kthreadd|kcompactd|khugepaged|kswapd|jbd2|kauditd|khungtaskd|oom_reaper|kblockd|writeback|kdevtmpfs|kdamond|kintegrityd|napi\/|pool_workqueue|irq\/)/;
 
 /** The CPU a kernel thread's name binds it to (kworker/1:2 -> 1, ksoftirqd/0 -> 0), else null. */
 export function boundCpuOf(comm: string): number | null {

@@ -88,8 +88,9 @@ export function replay(trace: ReplaySource, params: ReplayParams = {}): Workload
       // tokens of each edge: wakeups `waker` has issued to `wakee` and the wakee has not used
       // yet. A block waits for its own waker's token, so the block ends when that waker gets to
       // the point of its run where it woke this task on the real box, whatever others do.
-      const tokens = new Map<string, number>();
-      const edge = (wakee: number, waker: number) => `${wakee}<${waker}`;
+      const tokens = new Map<number, number>();
+      // pids are below PID_MAX_LIMIT (2^22, include/linux/threads.h), so one number keys an edge
+      const edge = (wakee: number, waker: number) => wakee * 4_194_304 + waker;
       const waitingFor = new Map<number, number>();
       const doneAt = new Map<number, number>();
       const cpuOk = (c: number | null) => c !== null && c >= 0 && c < ctx.ncpus;
