@@ -6,10 +6,9 @@
 //   node --import tsx scripts/validation-doc.ts --check  exit 1 if they are stale
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { ComparisonRow } from "../src/analysis/trace_compare";
 import { compareTrace, pidPairs } from "../src/analysis/trace_compare";
 import { importTraceText } from "../src/analysis/trace_import";
-import { readRecording, replayRecording } from "../src/experiment/replay_run";
+import { replayTable } from "../src/experiment/replay_run";
 import { topology } from "../src/experiment/experiment";
 import { machineFromFile, preset } from "../src/machine/presets";
 import { toFtrace } from "../src/report/trace";
@@ -44,33 +43,22 @@ export function recordingNames(dir = TRACES_DIR): string[] {
 export async function fidelityTables(dir = TRACES_DIR): Promise<string> {
   const out: string[] = [];
   for (const name of recordingNames(dir)) {
-    const rec = await readRecording(path.join(dir, name));
-    const closed = await replayRecording(rec, { mode: "closed" });
-    const open = await replayRecording(rec, { mode: "open" });
-    const meta = rec.recording.meta;
-    const command = meta ? meta.command.join(" ") : "";
+    const t = await replayTable(path.join(dir, name), name);
     out.push(
       `### ${name}`,
       "",
-      `\`${command}\` on Linux ${closed.kernel ?? "?"}, ${rec.trace.records.length} sched events, ` +
-        `${closed.plan.tasks.length} tasks (${closed.plan.tasks.filter((t) => t.kthread).length} kernel threads), ` +
-        `${rec.trace.lostEvents} lost; replayed at era ${closed.era} on its machine.json. ` +
-        `Replay span / recorded span: closed ${num(closed.metrics.replay_stretch)}, ` +
-        `open ${num(open.metrics.replay_stretch)}; tasks left waiting: closed ` +
-        `${closed.metrics.replay_unfinished}, open ${open.metrics.replay_unfinished}.`,
+      `\`${t.command}\` on Linux ${t.kernel ?? "?"}, ${t.events} sched events, ` +
+        `${t.tasks} tasks (${t.kthreads} kernel threads), ${t.lostEvents} lost; replayed at era ${t.era} on its machine.json. ` +
+        `Replay span / recorded span: closed ${num(t.stretch.closed)}, open ${num(t.stretch.open)}; ` +
+        `tasks left waiting: closed ${t.unfinished.closed}, open ${t.unfinished.open}.`,
       "",
       "| figure | unit | real | closed replay | open replay |",
       "|---|---|---:|---:|---:|",
+      ...t.rows.map(
+        (r) => `| ${r.figure} | ${r.unit} | ${num(r.real)} | ${num(r.closed)} | ${num(r.open)} |`,
+      ),
+      "",
     );
-    const openRows = new Map(open.comparison.rows.map((r) => [r.figure, r]));
-    for (const r of closed.comparison.rows as ComparisonRow[]) {
-      if (r.figure === "tasks matched") continue;
-      const o = openRows.get(r.figure);
-      out.push(
-        `| ${r.figure} | ${r.unit} | ${num(r.real)} | ${num(r.simulated)} | ${o ? num(o.simulated) : "-"} |`,
-      );
-    }
-    out.push("");
   }
   if (out.length === 0) out.push("(no recordings under data/traces)", "");
   return out.join("\n");

@@ -182,3 +182,58 @@ export async function replayRecording(
     comparison,
   };
 }
+
+/** A recording beside its closed and open replays, figure by figure (the report's and validation page's table). */
+export interface ReplayTable {
+  name: string;
+  command: string;
+  kernel: string | null;
+  era: Era;
+  events: number;
+  tasks: number;
+  kthreads: number;
+  lostEvents: number;
+  /** Replay span / recorded span, and tasks left waiting, per mode. */
+  stretch: { closed: number; open: number };
+  unfinished: { closed: number; open: number };
+  rows: Array<{ figure: string; unit: string; real: number; closed: number; open: number }>;
+}
+
+/** Replays a recording closed and open and sets the figures side by side. */
+export async function replayTable(
+  where: string,
+  name = path.basename(where),
+): Promise<ReplayTable> {
+  const rec = await readRecording(where);
+  const closed = await replayRecording(rec, { mode: "closed" });
+  const open = await replayRecording(rec, { mode: "open" });
+  const openRows = new Map(open.comparison.rows.map((r) => [r.figure, r]));
+  return {
+    name,
+    command: rec.recording.meta ? rec.recording.meta.command.join(" ") : "",
+    kernel: closed.kernel,
+    era: closed.era,
+    events: rec.trace.records.length,
+    tasks: closed.plan.tasks.length,
+    kthreads: closed.plan.tasks.filter((t) => t.kthread).length,
+    lostEvents: rec.trace.lostEvents,
+    stretch: { closed: closed.metrics.replay_stretch, open: open.metrics.replay_stretch },
+    unfinished: { closed: closed.metrics.replay_unfinished, open: open.metrics.replay_unfinished },
+    rows: closed.comparison.rows
+      .filter((r) => r.figure !== "tasks matched")
+      .map((r) => ({
+        figure: r.figure,
+        unit: r.unit,
+        real: r.real,
+        closed: r.simulated,
+        open: openRows.get(r.figure)?.simulated ?? Number.NaN,
+      })),
+  };
+}
+
+/** replayTable of every shipped recording. */
+export async function shippedReplayTables(): Promise<ReplayTable[]> {
+  const out: ReplayTable[] = [];
+  for (const n of shippedRecordings()) out.push(await replayTable(shippedRecording(n), n));
+  return out;
+}
