@@ -15,9 +15,17 @@ import {
   type MachineSpec,
 } from "../../src/machine/presets";
 
-const NAMES = ["core2-2x2", "ht-2x1x2", "numa-2x12x2", "x86-104t", "xeon-x5472"];
+const NAMES = [
+  "core2-2x2",
+  "ht-2x1x2",
+  "jacobsville-24",
+  "numa-2x12x2",
+  "rome-2x16x2",
+  "x86-104t",
+  "xeon-x5472",
+];
 
-test("the five presets are listed", () => {
+test("the presets are listed", () => {
   for (const n of NAMES) assert.ok(presetNames().includes(n), n);
 });
 
@@ -100,6 +108,44 @@ test("preset topologies", () => {
     [0, 2000, 10000, 33000, 133000],
   );
   assert.equal(hsw.cpus.filter((c) => c.node === 0).length, 24);
+});
+
+test("jacobsville-24: six 4-core L2 clusters under one LLC, so 5.16+ adds a CLS level below MC", () => {
+  const m = preset("jacobsville-24");
+  assert.equal(m.cpus.length, 24);
+  assert.equal(new Set(m.cpus.map((c) => c.l2)).size, 6);
+  assert.equal(new Set(m.cpus.map((c) => c.llc)).size, 1);
+  assert.ok(m.caches.llcBytes > m.caches.l2Bytes);
+  assert.deepEqual(m.bandwidth, { nodeBytesPerNs: 35 });
+  // cpu0's domains, bottom up
+  const levels = (era: "5.10" | "5.19") =>
+    [
+      ...describeDomains(topology("jacobsville-24").era(era).domains(), era)
+        .split("\ncpu1:")[0]
+        .matchAll(/^ {2}domain-\d: (\w+) span=(\S+)/gm),
+    ].map((x) => `${x[1]} ${x[2]}`);
+  assert.deepEqual(levels("5.10"), ["MC 0-23"]);
+  assert.deepEqual(levels("5.19"), ["CLS 0-3", "MC 0-23"]);
+});
+
+test("rome-2x16x2: eight 4-CPU LLCs per socket, one node per socket at distance 32", () => {
+  const m = preset("rome-2x16x2");
+  assert.equal(m.cpus.length, 64);
+  assert.equal(new Set(m.cpus.map((c) => c.llc)).size, 16);
+  for (const llc of new Set(m.cpus.map((c) => c.llc)))
+    assert.equal(m.cpus.filter((c) => c.llc === llc).length, 4);
+  assert.deepEqual(m.nodeDistance, [
+    [10, 32],
+    [32, 10],
+  ]);
+  assert.deepEqual(
+    m.cpus.filter((c) => c.node === 0).map((c) => c.id),
+    [...Array(16).keys(), ...Array.from({ length: 16 }, (_, i) => 32 + i)],
+  );
+  assert.deepEqual(m.bandwidth, { nodeBytesPerNs: 150, llcBytesPerNs: 190 });
+  const text = describeDomains(topology("rome-2x16x2").era("5.19").domains(), "5.19");
+  assert.match(text, /^cpu0: sd_llc_size=4 /m);
+  assert.match(text, /domain-1: MC span=0-1,32-33 weight=4/);
 });
 
 test("cost tables are physical: latency grows and bandwidth falls with distance", () => {
