@@ -36,6 +36,46 @@ export interface ReportInput {
   rerun?: string;
   /** Extra JSON-able facts to embed with the specs (node version, machine...). */
   meta?: Record<string, unknown>;
+  /** Real kernel traces beside their replays on the model (a section after the experiments). */
+  replays?: ReportReplay[];
+}
+
+/** One recording beside its closed and open replays (experiment/replay_run.ts ReplayTable). */
+export interface ReportReplay {
+  name: string;
+  command: string;
+  kernel: string | null;
+  era: string;
+  rows: Array<{ figure: string; unit: string; real: number; closed: number; open: number }>;
+}
+
+function replaySection(replays: readonly ReportReplay[]): string {
+  if (replays.length === 0) return "";
+  const n = (x: number) =>
+    Number.isNaN(x)
+      ? "–"
+      : Number.isInteger(x) || Math.abs(x) >= 100
+        ? x.toFixed(0)
+        : x.toPrecision(3);
+  const tables = replays.map((r) =>
+    [
+      `<h3>${escapeHtml(r.name)}</h3>`,
+      `<p class="meta"><code>${escapeHtml(r.command)}</code> on Linux ${escapeHtml(r.kernel ?? "?")}, replayed at era ${escapeHtml(r.era)}</p>`,
+      `<table class="ledger"><tr><th>figure</th><th>unit</th><th>real</th><th>closed replay</th><th>open replay</th></tr>`,
+      ...r.rows.map(
+        (x) =>
+          `<tr><td>${escapeHtml(x.figure)}</td><td>${escapeHtml(x.unit)}</td><td class="num">${n(x.real)}</td><td class="num">${n(x.closed)}</td><td class="num">${n(x.open)}</td></tr>`,
+      ),
+      "</table>",
+    ].join("\n"),
+  );
+  return [
+    `<section id="replays">`,
+    "<h2>Real kernel traces replayed</h2>",
+    "<p>Traces recorded on the project's own Linux guest (data/traces), replayed on the model of the same machine; what each mode can answer and why the figures differ: docs/validation.md.</p>",
+    ...tables,
+    "</section>",
+  ].join("\n");
 }
 
 /** The ledger table's rules, shared by the report page and a notebook's display.ledger(). */
@@ -180,6 +220,7 @@ export function renderReport(input: ReportInput): string {
       ? `<ul>${input.experiments.map((e) => `<li><a href="#${anchor(e.id)}">${escapeHtml(e.id)}</a>: ${escapeHtml(e.title)}</li>`).join("")}</ul>`
       : "",
     ...sections,
+    replaySection(input.replays ?? []),
     `<script type="application/json" id="schedlab-spec">${htmlSafeJson(embedded)}</script>`,
     anyFigures ? drawAllScript() : "",
     `</body></html>`,

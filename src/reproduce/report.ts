@@ -1,5 +1,5 @@
 // `schedlab reproduce --report DIR`: the ledger and each experiment's figures as one HTML page.
-import { writeReport as writeHtml } from "../report/html";
+import { writeReport as writeHtml, type ReportReplay } from "../report/html";
 import type { Results } from "../experiment/results";
 import type { LedgerRowInput } from "../report/ledger";
 import type { Ledger, LedgerExperiment } from "./ledger";
@@ -42,6 +42,7 @@ export function writeReport(
   dir: string,
   ledger: Ledger,
   runs: Array<{ repro: Reproduction; res: Results }>,
+  replays: ReportReplay[] = [],
 ): string {
   const experiments = ledger.experiments.map((e) => {
     const run = runs.find((r) => r.repro.id === e.id);
@@ -65,5 +66,6 @@ export function writeReport(
     version: VERSION,
     experiments,
     rerun: `npx schedlab reproduce ${ids} --report ${dir}`,
+    replays,
   });
 }

@@ -174,3 +174,27 @@ test("a broken figure is caught by the render check", { timeout: 240_000 }, (t) 
     JSON.stringify(r.pageErrors),
   );
 });
+
+test("the report's replay section: each recording's figures, real beside the closed and open replays, escaped", () => {
+  const html = renderReport({
+    ...input(),
+    replays: [
+      {
+        name: "pipe<1>",
+        command: "perf bench sched pipe -l 20000",
+        kernel: "6.18.44",
+        era: "6.19",
+        rows: [
+          { figure: "context switches", unit: "count", real: 40033, closed: 39252, open: 40026 },
+        ],
+      },
+    ],
+  });
+  assert.match(html, /<section id="replays">\n<h2>Real kernel traces replayed<\/h2>/);
+  assert.match(html, /<h3>pipe&lt;1&gt;<\/h3>/);
+  assert.match(
+    html,
+    /<td>context switches<\/td><td>count<\/td><td class="num">40033<\/td><td class="num">39252<\/td><td class="num">40026<\/td>/,
+  );
+  assert.doesNotMatch(renderReport(input()), /id="replays"/, "no recordings, no section");
+});
