@@ -9,7 +9,7 @@ import { replayPlan, type ReplayPlan } from "../analysis/trace_replay";
 import { readTraceMeta, type TraceMeta } from "../analysis/trace_meta";
 import { ERAS, type Era } from "../kernel/features";
 import type { TraceRecord } from "../kernel/trace";
-import { machineByName, machineFromFile } from "../machine/presets";
+import { dataDir, machineByName, machineFromFile } from "../machine/presets";
 import type { Machine } from "../machine/types";
 import type { Patch } from "../patch/patch";
 import { replay, type ReplayMode } from "../workload/replay";
@@ -47,16 +47,7 @@ export function recordingAt(where: string): Recording {
   return { traceFile, machineFile: fs.existsSync(m) ? m : null, meta };
 }
 
-/** data/traces, found by walking up from this file (from src/ under tsx and from dist/). */
-function tracesDir(): string {
-  let dir = __dirname;
-  for (let i = 0; i < 6; i++) {
-    const cand = path.join(dir, "data", "traces");
-    if (fs.existsSync(cand)) return cand;
-    dir = path.dirname(dir);
-  }
-  throw new Error(`recordings: cannot find data/traces above ${__dirname}`);
-}
+const tracesDir = () => dataDir("traces", "recordings");
 
 /** The recordings shipped in data/traces (recorded on the project's Linux 6.18 guest), by name. */
 export function shippedRecordings(): string[] {

@@ -15,16 +15,21 @@ import type { Arch, IdleState, Machine } from "./types";
 
 export type { MachineSpec, Sourced } from "./schema";
 
-/** Finds data/machines by walking up from this file (works from src/ under tsx and from dist/). */
-function machinesDir(): string {
+/**
+ * Finds data/<sub> by walking up from this file (works from src/ under tsx and from dist/);
+ * `who` names the caller in the error.
+ */
+export function dataDir(sub: string, who: string): string {
   let dir = __dirname;
   for (let i = 0; i < 6; i++) {
-    const cand = path.join(dir, "data", "machines");
+    const cand = path.join(dir, "data", sub);
     if (fs.existsSync(cand)) return cand;
     dir = path.dirname(dir);
   }
-  throw new Error(`presets: cannot find data/machines above ${__dirname}`);
+  throw new Error(`${who}: cannot find data/${sub} above ${__dirname}`);
 }
+
+const machinesDir = () => dataDir("machines", "presets");
 
 /** Names of the machine presets (the JSON files in data/machines), sorted. */
 export function presetNames(): string[] {

@@ -6,18 +6,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { preset } from "../../src/machine/presets";
 import { sysfsFilesOf } from "../../src/machine/sysfs";
+import { DEFAULT_SCHED_EVENTS } from "../../src/analysis/tracefs";
 
-export const FAKE_EVENTS = [
-  "sched_switch",
-  "sched_waking",
-  "sched_wakeup",
-  "sched_wakeup_new",
-  "sched_migrate_task",
-  "sched_process_fork",
-  "sched_process_exit",
-  "sched_wake_idle_without_ipi",
-  "sched_stat_runtime",
-];
+export const FAKE_EVENTS = [...DEFAULT_SCHED_EVENTS, "sched_stat_runtime"];
 
 /** The fake's settings before any recording. */
 export const FAKE_BEFORE = {
