@@ -261,7 +261,7 @@ export function importTraceText(text: string): ImportedTrace {
  */
 export async function importTraceFile(file: string): Promise<ImportedTrace> {
   if (!fs.existsSync(file)) throw new Error(`importTraceFile: no file ${file}`);
-  const head = Buffer.alloc(2);
+  const head = new Uint8Array(2);
   const fd = fs.openSync(file, "r");
   const got = fs.readSync(fd, head, 0, 2, 0);
   fs.closeSync(fd);
