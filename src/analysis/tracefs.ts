@@ -57,8 +57,8 @@ export function schedEvents(root: string): string[] {
 
 /**
  * `--events a,b,c` checked against events/sched; a bad name is an error naming the accepted
- * ones. Without a list, the default events this kernel has (sched_waking is v4.3+,
- * sched_wake_idle_without_ipi v3.16+).
+ * ones. Without a list, the default events this kernel has (sched_waking is v4.3+, fbd705a0c618;
+ * sched_wake_idle_without_ipi v3.16+, dfc68f29ae67).
  */
 export function parseSchedEvents(list: string | undefined, root: string): string[] {
   const have = schedEvents(root);
