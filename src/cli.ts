@@ -415,7 +415,10 @@ function usageError(err: CommanderError, root: Command, argv: string[]): Error {
       // --help is commander's own and works everywhere; --version on the root
       const accepted = [...own, "--help"];
       const where = cmd ? `${cmd.name()}: ` : "";
-      return new Error(`${where}unknown option ${quoted} (accepted: ${accepted.join(", ")})`);
+      const after = cmd?.name() === "record" ? "; give the command to record after --" : "";
+      return new Error(
+        `${where}unknown option ${quoted} (accepted: ${accepted.join(", ")})${after}`,
+      );
     }
     case "commander.missingArgument":
       if (cmd?.name() === "domains")

@@ -49,6 +49,9 @@ test("trace record: a bad --buffer-kb and a missing command are refused with sta
   const b = rec("--buffer-kb", "lots", "--", "true");
   assert.equal(b.status, 2);
   assert.match(b.stderr, /--buffer-kb lots \(accepted: a positive integer, kB per CPU\)/);
+  const o = rec("perf", "bench", "sched", "pipe", "-l", "5");
+  assert.equal(o.status, 2);
+  assert.match(o.stderr, /unknown option -l .*give the command to record after --/);
   const m = rec("--out", "x");
   assert.equal(m.status, 2);
   assert.match(m.stderr, /missing required argument 'command'/);

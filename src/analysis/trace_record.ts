@@ -134,9 +134,9 @@ export async function recordTrace(opts: RecordOptions): Promise<RecordResult> {
   const loadavgStart = fs.existsSync("/proc/loadavg")
     ? fs.readFileSync("/proc/loadavg", "utf8").trim()
     : "";
+  const saved = saveSettings(root, events);
   const tmp = `${out}.tmp-${process.pid}`;
   fs.mkdirSync(tmp, { recursive: true });
-  const saved = saveSettings(root, events);
   let child: ChildProcess | undefined;
   let signal: NodeJS.Signals | undefined;
   const abort = new AbortController();

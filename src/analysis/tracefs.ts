@@ -55,18 +55,24 @@ export function schedEvents(root: string): string[] {
     .sort();
 }
 
-/** `--events a,b,c` checked against events/sched; a bad name is an error naming the accepted ones. */
+/**
+ * `--events a,b,c` checked against events/sched; a bad name is an error naming the accepted
+ * ones. Without a list, the default events this kernel has (sched_waking is v4.3+, fbd705a0c618;
+ * sched_wake_idle_without_ipi v3.16+, dfc68f29ae67).
+ */
 export function parseSchedEvents(list: string | undefined, root: string): string[] {
   const have = schedEvents(root);
   const want =
     list === undefined
-      ? [...DEFAULT_SCHED_EVENTS]
+      ? DEFAULT_SCHED_EVENTS.filter((e) => have.includes(e))
       : list
           .split(",")
           .map((s) => s.trim())
           .filter((s) => s !== "");
   if (want.length === 0)
-    throw new Error(`trace record: --events is empty (accepted: ${have.join(", ")})`);
+    throw new Error(
+      `trace record: ${list === undefined ? "none of the default sched events is" : "--events is empty"} (accepted: ${have.join(", ") || "none: is tracefs mounted?"})`,
+    );
   const bad = want.filter((e) => !have.includes(e));
   if (bad.length)
     throw new Error(

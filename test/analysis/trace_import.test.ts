@@ -141,7 +141,7 @@ test("a trace file is read line by line; a missing one is refused naming it", as
 test("a gzip trace file is decompressed as it streams (by its .gz name or its magic bytes); a corrupt one is refused", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "schedlab-trace-gz-"));
   const plain = path.join(__dirname, "traces", "linux-6.18-perf-bench-pipe.txt");
-  const gz = new Uint8Array(zlib.gzipSync(new Uint8Array(fs.readFileSync(plain))));
+  const gz = new Uint8Array(zlib.gzipSync(fs.readFileSync(plain, "utf8")));
   fs.writeFileSync(path.join(dir, "trace.txt.gz"), gz);
   fs.writeFileSync(path.join(dir, "trace.bin"), gz);
   const want = await importTraceFile(plain);

@@ -74,6 +74,12 @@ test("tracefs: --events is checked against events/sched, a bad name is refused n
     /--events sched_wakup: no such event under .*events\/sched \(accepted: .*sched_wakeup, sched_wakeup_new/,
   );
   assert.throws(() => parseSchedEvents(",", root), /--events is empty \(accepted: /);
+  // an older kernel without sched_waking (before v4.3): the default takes what it has
+  fs.rmSync(path.join(root, "events", "sched", "sched_waking"), { recursive: true });
+  assert.deepEqual(
+    parseSchedEvents(undefined, root),
+    DEFAULT_SCHED_EVENTS.filter((e) => e !== "sched_waking"),
+  );
 });
 
 test("tracefs: lost events per CPU are overrun plus dropped events; the clock is the bracketed name", () => {
