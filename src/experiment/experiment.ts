@@ -351,6 +351,7 @@ export class Experiment extends UnknownSteps<Experiment> {
       offlineAfterBoot: r.#props.offline,
       era: r.#props.era,
       patches: [...r.#props.patches, ...patches],
+      tunables: r.#props.tunables,
       seed: "domains",
       trace: false,
     }).domains;

@@ -284,6 +284,13 @@ export interface Tunables {
    * states its config (choice).
    */
   psi: number;
+  /**
+   * 1 (default): CONFIG_SCHED_CLUSTER=y, the CLS level of the eras that have it (v5.16+,
+   * "sched: Add cluster scheduler level in core and related Kconfig for ARM64" 778c558f49a2,
+   * "sched: Add cluster scheduler level for x86" 66558b730f25); 0: =n, no CLS level, so an era
+   * with the level can be compared with itself without it. Earlier eras have none either way.
+   */
+  sched_cluster: number;
   /** 1: each CPU's tick is offset by cpu x (TICK_NSEC / 2) / nr_possible_cpus (skew_tick=1;
    *  unconditional before 2.6.3x), 0: ticks aligned across CPUs (the default since). */
   skew_tick: number;
@@ -305,6 +312,7 @@ const BASE_TUNABLES: Tunables = {
   fair_server_period_ns: 1_000_000_000, // per 1000 ms
   skew_tick: 0,
   psi: 0,
+  sched_cluster: 1,
 };
 
 /** Eras from `since` on (a feature's default: on in these eras). */

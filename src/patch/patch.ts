@@ -57,7 +57,11 @@ export function checkTunable(where: string, name: string, value: unknown): void 
     throw new Error(`${where}: tunable sched_rt_period_us must be >= 1 (got ${value})`);
   if (name === "fair_server_period_ns" && !(value >= 1))
     throw new Error(`${where}: tunable fair_server_period_ns must be >= 1 (got ${value})`);
-  if ((name === "psi" || name === "skew_tick") && value !== 0 && value !== 1)
+  if (
+    (name === "psi" || name === "skew_tick" || name === "sched_cluster") &&
+    value !== 0 &&
+    value !== 1
+  )
     throw new Error(`${where}: tunable ${name} must be 0 or 1 (got ${value})`);
   if (name === "hz" && (!Number.isInteger(value) || value < 1))
     throw new Error(`${where}: tunable hz must be a positive integer (got ${value})`);

@@ -27,27 +27,30 @@ test("STREAM Triad with one thread per memory controller prints 3/4 of each cont
 /**
  * runs/s of `copies` cache hogs (3 MiB each, 50 ms of work per run) on jacobsville-24: 24 cores in
  * six 4-core modules, each sharing a 4.5 MB L2, under one LLC. One copy fits an L2, two do not.
+ * `cluster` false builds the kernel with CONFIG_SCHED_CLUSTER=n (tunable sched_cluster 0).
  */
-function clusterRate(copies: number, era: Era): number {
+function clusterRate(copies: number, era: Era, cluster = true): number {
   return topology("jacobsville-24")
     .era(era)
+    .tunables(cluster ? {} : { sched_cluster: 0 })
     .workload(workload.cacheHog({ copies, workingSet: 3 << 20, runWorkNs: 50e6 }))
     .runSync({ duration: 1 })
     .iteration("baseline", 0).metrics.runs_per_s;
 }
 
-test("rate workload on jacobsville-24: the cluster level (5.16+) matters between one copy per core and one per cluster only", () => {
-  // 5.10 has no CLS level: fork balancing spreads the copies over MC's 24 single-CPU groups
-  // without regard to the L2 modules, and two copies share (and overflow) one L2; 5.19's CLS
-  // level makes MC's groups the modules, so 6 copies get one module each. At 1 copy and at one
-  // per core the placement is the same. Measured: 6 copies 114 vs 86 runs/s (+33%), 12 copies
-  // 204 vs 168 (+21%), 1 and 24 copies equal.
-  assert.equal(clusterRate(1, "5.10"), clusterRate(1, "5.19"));
-  assert.equal(clusterRate(24, "5.10"), clusterRate(24, "5.19"));
-  const without = clusterRate(6, "5.10");
+test("rate workload on jacobsville-24: the cluster level matters between one copy per core and one per cluster only", () => {
+  // Without the CLS level fork balancing sees MC's 24 single-CPU groups and fills module 0 first,
+  // so copies share (and overflow) an L2; with it MC's groups are the modules, one copy each. At 1
+  // copy and at one per core the placement is the same. The same kernel (5.19) with
+  // CONFIG_SCHED_CLUSTER=y and =n; measured: 6 copies 114 vs 86 runs/s (+33%), 12 copies 204 vs
+  // 168 (+21%), 1 and 24 copies equal; =n gives 5.10's rates exactly.
+  assert.equal(clusterRate(1, "5.19", false), clusterRate(1, "5.19"));
+  assert.equal(clusterRate(24, "5.19", false), clusterRate(24, "5.19"));
+  const without = clusterRate(6, "5.19", false);
   const withCls = clusterRate(6, "5.19");
   assert.ok(withCls > without * 1.2, `one per cluster: ${withCls} vs ${without} runs/s`);
-  const without12 = clusterRate(12, "5.10");
+  assert.equal(without, clusterRate(6, "5.10"), "no CLS in 5.19 = 5.10, which has none");
+  const without12 = clusterRate(12, "5.19", false);
   const withCls12 = clusterRate(12, "5.19");
   assert.ok(withCls12 > without12 * 1.1, `two per cluster: ${withCls12} vs ${without12} runs/s`);
 });

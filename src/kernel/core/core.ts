@@ -187,6 +187,7 @@ export class Kernel implements SchedCore {
       online,
       this.era,
       this.hooks.get("topology.group_capacity"),
+      { schedCluster: this.tunables.sched_cluster !== 0 },
     );
     // update_cpu_capacity (smt_gain / weight for SMT threads in the eras that have it)
     for (const rq of this.rqs) rq.cpuCapacity = rq.cpuCapacityOrig = tree.cpuCapacity[rq.cpu];

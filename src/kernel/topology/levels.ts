@@ -245,7 +245,7 @@ export function clusterMask(machine: Machine): (cpu: number) => number[] {
   };
 }
 
-export function topologyLevels(machine: Machine, era: Era): TopologyLevel[] {
+export function topologyLevels(machine: Machine, era: Era, schedCluster = true): TopologyLevel[] {
   const cpus = machine.cpus;
   // Each mask once per core / LLC / node (and per node and distance below), not once per CPU:
   // at 1024 CPUs a walk over every CPU for each CPU and level is most of the domain build.
@@ -313,7 +313,7 @@ export function topologyLevels(machine: Machine, era: Era): TopologyLevel[] {
       params: sdInit(era, SD_SHARE_CPUCAPACITY | SD_SHARE_PKG_RESOURCES, 0),
     },
   ];
-  if (hasClusterLevel(era)) {
+  if (schedCluster && hasClusterLevel(era)) {
     levels.push({
       name: "CLS",
       mask: clusterMask(machine),

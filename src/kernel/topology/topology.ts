@@ -219,6 +219,8 @@ function sameCpus(a: number[], b: number[]): boolean {
 export interface BuildOptions {
   /** Simulated time of the (re)build: last_balance of every new domain (jiffies in the kernel). */
   nowNs?: number;
+  /** CONFIG_SCHED_CLUSTER (default true): false builds no CLS level (tunable sched_cluster 0). */
+  schedCluster?: boolean;
 }
 
 /**
@@ -287,7 +289,7 @@ export function buildSchedDomains(
   const onlineIds = machine.cpus.filter((c) => online[c.id]).map((c) => c.id);
   if (onlineIds.length === 0)
     throw new Error("buildSchedDomains: online must leave at least one CPU online");
-  const levels = topologyLevels(machine, era);
+  const levels = topologyLevels(machine, era, opts.schedCluster ?? true);
   const lastBalance = opts.nowNs ?? 0;
   // asym_cpu_capacity_level (5.0 ... 5.13): the one level that gets SD_ASYM_CPUCAPACITY.
   const asymTl =

@@ -16,7 +16,12 @@ import {
   type DomainTree,
   type SchedDomain,
 } from "../../../src/kernel/topology/sched_domain";
-import { buildSchedDomains } from "../../../src/kernel/topology/topology";
+import {
+  buildSchedDomains,
+  defaultGroupCapacity,
+  describeDomains,
+} from "../../../src/kernel/topology/topology";
+import { patch, topology } from "../../../src/index";
 import { bigLittleMachine } from "../../support/big_little";
 
 const build = (m: Machine, era: Era, offline: number[] = []): DomainTree => {
@@ -167,5 +172,23 @@ test("capacities: one per CPU, largest 1024, equal within a core", () => {
   assert.throws(
     () => b().capacities([512, 1024, 1024, 1024]).build(),
     /capacities\[1\] must be equal to capacities\[0\] \(same core\)/,
+  );
+});
+
+test("CONFIG_SCHED_CLUSTER=n (tunable sched_cluster 0) builds no CLS level in an era that has one; a bad value is refused", () => {
+  const m = clustered();
+  const off = buildSchedDomains(m, m.online, "6.19", defaultGroupCapacity("6.19"), {
+    schedCluster: false,
+  });
+  assert.deepEqual(levels(off, 5), ["MC"]);
+  assert.equal(off.clusterActive, false);
+  assert.equal(off.sdShareId[5], 0, "sd_share_id falls back to sd_llc_id");
+  // through the kernel: the tunable reaches the domain build
+  const k = topology(m).era("6.19").tunables({ sched_cluster: 0 }).domains();
+  assert.ok(!describeDomains(k, "6.19").includes("CLS"));
+  assert.ok(describeDomains(topology(m).era("6.19").domains(), "6.19").includes("CLS"));
+  assert.throws(
+    () => patch("x").tunable("sched_cluster", 2),
+    /tunable sched_cluster must be 0 or 1/,
   );
 });
