@@ -33,7 +33,7 @@ import { ReproductionPool } from "./reproduce/parallel";
 import type { Results } from "./experiment/results";
 import { formatLedger, ledgerEntry, newLedger, type LedgerExperiment } from "./reproduce/ledger";
 import { writeReport } from "./reproduce/report";
-import { shippedReplayTables } from "./experiment/replay_run";
+import { replayLatencyCdf, shippedReplayTables } from "./experiment/replay_run";
 import { todayRun, withToday } from "./reproduce/today";
 import { RunProgress } from "./reproduce/progress";
 import { prepareOutputDir, writeFileAtomic } from "./report/files";
@@ -171,7 +171,10 @@ async function reproduceCmd(ids: string[], flags: ReproduceFlags): Promise<numbe
   else process.stdout.write(`${formatLedger(ledger)}\n`);
   if (reportDir) {
     // a plain `schedlab reproduce` (every experiment) also replays the shipped real traces
-    const replays = ids.length === 0 ? await shippedReplayTables() : [];
+    const replays =
+      ids.length === 0
+        ? (await shippedReplayTables()).map((t) => ({ ...t, figures: [replayLatencyCdf(t)] }))
+        : [];
     const file = writeReport(reportDir, ledger, runs, replays);
     process.stderr.write(`report written to ${file}\n`);
   }

@@ -13,6 +13,8 @@ import { dataDir, machineByName, machineFromFile } from "../machine/presets";
 import type { Machine } from "../machine/types";
 import type { Patch } from "../patch/patch";
 import { replay, type ReplayMode } from "../workload/replay";
+import { cdfFromValues } from "../plot/latency";
+import type { Figure } from "../plot/types";
 import { topology } from "./experiment";
 
 /** What a recording directory holds (meta.json is optional; a plain trace file works too). */
@@ -188,6 +190,8 @@ export interface ReplayTable {
   stretch: { closed: number; open: number };
   unfinished: { closed: number; open: number };
   rows: Array<{ figure: string; unit: string; real: number; closed: number; open: number }>;
+  /** Wakeup latencies of the matched tasks, us (sched_waking to switch-in), for CDFs. */
+  latencyUs: { real: number[]; closed: number[]; open: number[] };
 }
 
 /** Replays a recording closed and open and sets the figures side by side. */
@@ -219,7 +223,24 @@ export async function replayTable(
         closed: r.simulated,
         open: openRows.get(r.figure)?.simulated ?? Number.NaN,
       })),
+    latencyUs: {
+      real: closed.comparison.latencyUs.real,
+      closed: closed.comparison.latencyUs.simulated,
+      open: open.comparison.latencyUs.simulated,
+    },
   };
+}
+
+/** A table's wakeup latency tails (1 - CDF), real beside the closed and open replays. */
+export function replayLatencyCdf(t: ReplayTable): Figure {
+  return cdfFromValues(
+    [
+      { variant: "real", values: t.latencyUs.real },
+      { variant: "closed replay", values: t.latencyUs.closed },
+      { variant: "open replay", values: t.latencyUs.open },
+    ],
+    { title: `wakeup latency, ${t.name}`, unit: "us", tail: true },
+  );
 }
 
 /** replayTable of every shipped recording. */

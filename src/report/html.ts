@@ -11,6 +11,7 @@ import {
   plotlyScriptTag,
 } from "../plot/embed";
 import { fmtNum } from "../analysis/compare";
+import type { Figure } from "../plot/types";
 import {
   bandText,
   inBandText,
@@ -47,6 +48,8 @@ export interface ReportReplay {
   kernel: string | null;
   era: string;
   rows: Array<{ figure: string; unit: string; real: number; closed: number; open: number }>;
+  /** Plots drawn under the table (the report of `schedlab reproduce`: the latency CDFs). */
+  figures?: Figure[];
 }
 
 function replaySection(replays: readonly ReportReplay[]): string {
@@ -57,7 +60,7 @@ function replaySection(replays: readonly ReportReplay[]): string {
       : Number.isInteger(x) || Math.abs(x) >= 100
         ? x.toFixed(0)
         : x.toPrecision(3);
-  const tables = replays.map((r) =>
+  const tables = replays.map((r, ri) =>
     [
       `<h3>${escapeHtml(r.name)}</h3>`,
       `<p class="meta"><code>${escapeHtml(r.command)}</code> on Linux ${escapeHtml(r.kernel ?? "?")}, replayed at era ${escapeHtml(r.era)}</p>`,
@@ -67,6 +70,7 @@ function replaySection(replays: readonly ReportReplay[]): string {
           `<tr><td>${escapeHtml(x.figure)}</td><td>${escapeHtml(x.unit)}</td><td class="num">${n(x.real)}</td><td class="num">${n(x.closed)}</td><td class="num">${n(x.open)}</td></tr>`,
       ),
       "</table>",
+      ...(r.figures ?? []).map((f, fi) => figureDataHtml(f, `fig-replay-${ri}-${fi}`)),
     ].join("\n"),
   );
   return [
@@ -170,7 +174,9 @@ export function renderReport(input: ReportInput): string {
   const rerun =
     input.rerun ?? `npx schedlab reproduce ${ids.join(" ")} --report <dir>`.replace(/\s+/g, " ");
   const totals = ledgerTotals(ledgerRows(input.experiments));
-  const anyFigures = input.experiments.some((e) => e.figures.length > 0);
+  const anyFigures =
+    input.experiments.some((e) => e.figures.length > 0) ||
+    (input.replays ?? []).some((r) => (r.figures?.length ?? 0) > 0);
   const embedded = {
     schedlab: input.version,
     generatedAt: input.generatedAt ?? null,

@@ -4,6 +4,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { renderReport, writeReport, ledgerRows, type ReportInput } from "../../src/report";
+import { replayLatencyCdf } from "../../src/experiment/replay_run";
 import {
   barCi,
   box,
@@ -197,4 +198,35 @@ test("the report's replay section: each recording's figures, real beside the clo
     /<td>context switches<\/td><td>count<\/td><td class="num">40033<\/td><td class="num">39252<\/td><td class="num">40026<\/td>/,
   );
   assert.doesNotMatch(renderReport(input()), /id="replays"/, "no recordings, no section");
+});
+
+test("a replay's figures are drawn under its table, and bring plotly into a page that had no other figure", () => {
+  const bare = { ...input(), experiments: input().experiments.map((e) => ({ ...e, figures: [] })) };
+  const replay = {
+    name: "pipe",
+    command: "perf bench sched pipe",
+    kernel: "6.18.44",
+    era: "6.19",
+    rows: [],
+    latencyUs: { real: [5, 11, 40], closed: [4, 11, 12], open: [0, 9, 30] },
+  };
+  const fig = replayLatencyCdf({
+    ...replay,
+    era: "6.19",
+    events: 0,
+    tasks: 0,
+    kthreads: 0,
+    lostEvents: 0,
+    stretch: { closed: 1, open: 1 },
+    unfinished: { closed: 0, open: 0 },
+  });
+  assert.deepEqual(
+    fig.data.map((t) => t.name),
+    ["real", "closed replay", "open replay"],
+  );
+  assert.doesNotMatch(renderReport({ ...bare, replays: [replay] }), /plotly/);
+  const html = renderReport({ ...bare, replays: [{ ...replay, figures: [fig] }] });
+  assert.match(html, /<\/table>\n<div id="fig-replay-0-0"/);
+  assert.match(html, /wakeup latency, pipe/);
+  assert.match(html, /plotly/);
 });
