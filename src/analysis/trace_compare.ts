@@ -67,6 +67,11 @@ export function traceFigures(records: readonly TraceRecord[], nrCpus?: number): 
     return f;
   };
   const useWaking = recs.some((r) => r.type === "sched_waking");
+  // perf sched record keeps sched_waking only: then a waking of a task not running is the
+  // wakeup, and its CPU is the one the task runs on next
+  const hasWakeup = recs.some((r) => r.type === "sched_wakeup");
+  const running = new Set<number>();
+  const wakeOf = new Map<number, number>(); // pid -> the waking's CPU, until its switch-in
   const current = new Map<number, number>(); // cpu -> pid running there
   const idleWoken = new Map<number, number>(); // pid -> waking time, target idle on another CPU
   const idleWakeLatencyNs: number[] = [];
@@ -76,6 +81,8 @@ export function traceFigures(records: readonly TraceRecord[], nrCpus?: number): 
   for (const r of recs) {
     if (r.type === "sched_switch") {
       current.set(r.cpu, r.nextPid);
+      running.delete(r.prevPid);
+      running.add(r.nextPid);
       if (r.prevPid !== 0) of(r.prevPid, r.prevComm).switches++;
       if (r.nextPid === 0) continue;
       const iw = idleWoken.get(r.nextPid);
@@ -87,6 +94,12 @@ export function traceFigures(records: readonly TraceRecord[], nrCpus?: number): 
       const was = lastCpu.get(r.nextPid);
       if (was !== undefined && was !== r.cpu) f.migrations++;
       lastCpu.set(r.nextPid, r.cpu);
+      const wc = wakeOf.get(r.nextPid);
+      if (wc !== undefined) {
+        f.wakeCpus.push(r.cpu);
+        if (wc === r.cpu) f.wakeupsOnWakingCpu++;
+        wakeOf.delete(r.nextPid);
+      }
       const w = wokenAt.get(r.nextPid);
       if (w !== undefined) {
         f.wakeLatencyNs.push(r.t - w);
@@ -95,6 +108,10 @@ export function traceFigures(records: readonly TraceRecord[], nrCpus?: number): 
     } else if (r.type === "sched_waking" && useWaking) {
       if (!wokenAt.has(r.pid)) wokenAt.set(r.pid, r.t);
       wakingCpu.set(r.pid, r.cpu);
+      if (!hasWakeup && !running.has(r.pid) && !wakeOf.has(r.pid)) {
+        of(r.pid, r.comm).wakeups++;
+        wakeOf.set(r.pid, r.cpu);
+      }
       if (
         (r.context ?? "task") === "task" &&
         (current.get(r.cpu) ?? 0) !== 0 &&

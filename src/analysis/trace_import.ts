@@ -1,7 +1,8 @@
 // A kernel's sched trace as text, read back into TraceRecords: the trace file of tracefs
 // (`# tracer: nop`, the header schedlab's own export writes), `trace-cmd report` output (its
-// `version = 6` / `cpus=N` header, `<...>` comms) and both sched_switch layouts (`prev_state=S
-// ==>` since v4.x, and the older numeric `prev_state=1`). Lines are read one at a time, so a file
+// `version = 6` / `cpus=N` header, `<...>` comms), `perf sched script` / `perf script` output
+// (`COMM TID [CPU] SECONDS: sched:EVENT: ...`, no flags) and both sched_switch layouts
+// (`prev_state=S ==>` since v4.x, and the older numeric `prev_state=1`). Lines are read one at a time, so a file
 // is streamed; records are sorted by time at the end (per-CPU buffers interleave out of order).
 // A line that is neither a comment, a header nor a sched event of ours is counted with its
 // number and the reason, never dropped silently; `[LOST N EVENTS]` lines add up.
@@ -36,6 +37,8 @@ export interface ImportedTrace {
 
 const EVENT_LINE =
   /^\s*(.*?)-(\d+)\s+(?:\(\s*[-\d]+\)\s+)?\[(\d+)\]\s+(?:([a-zA-Z.]{1}[\w.]{3,4})\s+)?(\d+)\.(\d+):\s+(\w+):\s?(.*)$/;
+/** perf script's default fields: comm, tid, cpu, time, then the event as subsystem:name. */
+const PERF_LINE = /^\s*(.*?)\s+(\d+)\s+\[(\d+)\]\s+(\d+)\.(\d+):\s+[a-z_]+:(\w+):\s?(.*)$/;
 const LOST = /^\s*(?:CPU:?\s*\d+\s*)?\[LOST (\d+) EVENTS?\]\s*$/;
 
 /** key=value pairs of a tracepoint's text; a value runs to the next ` key=` (comms may hold spaces). */
@@ -222,9 +225,15 @@ export class TraceReader {
       this.#lost += Number(lost[1]);
       return;
     }
-    const m = EVENT_LINE.exec(s);
+    let m = EVENT_LINE.exec(s);
+    const perf = m ? null : PERF_LINE.exec(s);
+    // perf's line as ftrace's groups: no flags column (a waking's context is then "task")
+    if (perf) m = [...perf.slice(0, 4), undefined, ...perf.slice(4)] as unknown as RegExpExecArray;
     if (!m) {
-      this.#badLine(s, "not an event line (TASK-PID [CPU] TIMESTAMP: EVENT: FIELDS)");
+      this.#badLine(
+        s,
+        "not an event line (TASK-PID [CPU] FLAGS TIMESTAMP: EVENT: FIELDS, or perf script's COMM TID [CPU] TIMESTAMP: sched:EVENT: FIELDS)",
+      );
       return;
     }
     const cpu = Number(m[3]);

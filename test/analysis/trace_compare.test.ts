@@ -103,3 +103,26 @@ test("a simulated trace beside it: ratios, the same-CPU share by wakeup order, m
   assert.match(formatComparison(c), /context switches\s+count\s+3\s+3\s+1/);
   assert.throws(() => pidPairs([1, 2, 3]), /pairs/);
 });
+
+test("a trace with sched_waking only (perf sched record): a waking of a task not running is its wakeup, on the CPU it runs on next", () => {
+  const recs: TraceRecord[] = [
+    sw(0, 0, 0, "R", 1), // 1 runs on CPU 0
+    sw(0, 1, 0, "R", 2), // 2 runs on CPU 1
+    sw(10000, 1, 2, "S", 0), // 2 sleeps
+    wk("sched_waking", 20000, 0, 1, 0), // 1 is running: absorbed (ttwu_runnable), no wakeup
+    wk("sched_waking", 30000, 0, 2, 1), // 2 woken from CPU 0 ...
+    wk("sched_waking", 32000, 0, 2, 1), // ... a second waking before it runs is the same wakeup
+    sw(40000, 0, 1, "S", 2), // ... and runs on CPU 0, the waking CPU
+    sw(50000, 0, 2, "S", 0),
+    wk("sched_waking", 60000, 1, 2, 0), // from CPU 1 (an interrupt there) ...
+    sw(70000, 0, 0, "R", 2), // ... it runs on CPU 0
+  ];
+  const f = traceFigures(recs, 2);
+  assert.equal(f.tasks.get(1)!.wakeups, 0);
+  const t2 = f.tasks.get(2)!;
+  assert.deepEqual([t2.wakeups, t2.wakeCpus, t2.wakeupsOnWakingCpu], [2, [0, 0], 1]);
+  assert.deepEqual(t2.wakeLatencyNs, [10_000, 10_000]);
+  // with sched_wakeup in the trace, it alone counts wakeups (as before)
+  const g = traceFigures([...recs, wk("sched_wakeup", 61000, 0, 2, 0)], 2);
+  assert.deepEqual([g.tasks.get(2)!.wakeups, g.tasks.get(2)!.wakeCpus], [1, [0]]);
+});

@@ -190,3 +190,54 @@ test("a sched_waking names the task current on its CPU and the context from the 
     [5, 11, "irq"],
   ]);
 });
+
+test("perf sched script's layout (comm, tid, [cpu], time, sched:event) reads as the same records", () => {
+  const text = [
+    "            perf 19512 [000] 45893.869494:       sched:sched_waking: comm=migration/0 pid=18 prio=0 target_cpu=000",
+    "            perf 19512 [000] 45893.869497: sched:sched_stat_runtime: comm=perf pid=19512 runtime=13175 [ns]",
+    "            perf 19512 [000] 45893.869499:       sched:sched_switch: prev_comm=perf prev_pid=19512 prev_prio=120 prev_state=D ==> next_comm=migration/0 next_pid=18 next_prio=0",
+    "     migration/0    18 [000] 45893.869504: sched:sched_migrate_task: comm=perf pid=19512 prio=120 orig_cpu=0 dest_cpu=1",
+  ].join("\n");
+  const r = importTraceText(text);
+  assert.equal(r.badCount, 0, JSON.stringify(r.bad));
+  assert.deepEqual(r.otherEvents, { sched_stat_runtime: 1 });
+  const [wk, sw, mg] = r.records;
+  assert.deepEqual(
+    wk.type === "sched_waking" && [wk.t, wk.cpu, wk.pid, wk.targetCpu, wk.wakerPid, wk.context],
+    [45_893_869_494_000, 0, 18, 0, 19512, "task"],
+  );
+  assert.deepEqual(
+    sw.type === "sched_switch" && [sw.prevComm, sw.prevPid, sw.prevState, sw.nextComm, sw.nextPid],
+    ["perf", 19512, "D", "migration/0", 18],
+  );
+  assert.deepEqual(
+    mg.type === "sched_migrate_task" && [mg.pid, mg.origCpu, mg.destCpu],
+    [19512, 0, 1],
+  );
+});
+
+test("a real `perf sched script` of perf bench sched pipe (Linux 6.18, perf 6.1) imports whole", async () => {
+  const file = path.join(__dirname, "traces", "linux-6.18-perf-sched-script-pipe.txt.gz");
+  const text = zlib.gunzipSync(fs.readFileSync(file)).toString("utf8");
+  const count = (ev: string) => text.split("\n").filter((l) => l.includes(` sched:${ev}: `)).length;
+  const r = await importTraceFile(file);
+  assert.equal(r.badCount, 0, JSON.stringify(r.bad.slice(0, 3)));
+  assert.equal(r.nrCpus, 2);
+  for (const ev of ["sched_switch", "sched_waking", "sched_migrate_task", "sched_wakeup_new"]) {
+    assert.ok(count(ev) > 0, ev);
+    assert.equal(r.records.filter((x) => x.type === ev).length, count(ev), ev);
+  }
+  assert.equal(r.otherEvents.sched_stat_runtime, count("sched_stat_runtime"));
+  // the benchmark's two tasks pass the pipe back and forth: each wakes the other
+  const pipe = new Set(
+    r.records.flatMap((x) =>
+      x.type === "sched_switch" && x.prevComm === "sched-pipe" ? [x.prevPid] : [],
+    ),
+  );
+  assert.equal(pipe.size, 2, [...pipe].join(" "));
+  const [a, b] = [...pipe];
+  const woke = (from: number, to: number) =>
+    r.records.filter((x) => x.type === "sched_waking" && x.wakerPid === from && x.pid === to)
+      .length;
+  assert.ok(woke(a, b) >= 90 && woke(b, a) >= 90, `${woke(a, b)} ${woke(b, a)}`);
+});
