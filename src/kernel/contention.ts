@@ -2,7 +2,10 @@
 // traffic per unit of work) is slowed by the footprints of the tasks running on the CPUs that
 // share its L2, its LLC and its memory controller (NUMA node). Working sets over a cache's size
 // share the cache; the bytes that then miss it are served by the next level, and bandwidth
-// demanded of a level beyond what it sustains is shared out. Tasks without a footprint neither
+// demanded of a level beyond what it sustains is shared out. A task's memory is on the node it
+// first ran on (first touch; nothing migrates it, as no NUMA balancing is modelled): run on
+// another node, its bytes come over the interconnect, at one thread's remote rate and within
+// the links' bandwidth, from its home node's controller. Tasks without a footprint neither
 // slow nor are slowed; while no task has one the model is off and runs are unchanged.
 // The equations and the figures' sources are in docs/cost-model.md ("Shared caches and memory
 // bandwidth").
@@ -62,6 +65,10 @@ export interface SharedFigures {
   llcBytesPerNs: number;
   /** What one memory controller (NUMA node) sustains for all its CPUs. */
   nodeBytesPerNs: number;
+  /** One thread's rate from another node's memory (costs.copyBytesPerNs.other_node, at most the local rate). */
+  threadRemoteBytesPerNs: number;
+  /** What the links between two nodes carry (Infinity: not a limit). */
+  interconnectBytesPerNs: number;
 }
 
 /** The machine's shared-level figures (machine.bandwidth, else the stand-ins in the docs). */
@@ -78,6 +85,11 @@ export function sharedFigures(m: Machine): SharedFigures {
     threadMemoryBytesPerNs: m.costs.memoryBytesPerNs,
     llcBytesPerNs: m.bandwidth?.llcBytesPerNs ?? Infinity,
     nodeBytesPerNs: m.bandwidth?.nodeBytesPerNs ?? m.costs.memoryBytesPerNs,
+    threadRemoteBytesPerNs: Math.min(
+      m.costs.memoryBytesPerNs,
+      m.costs.copyBytesPerNs.other_node ?? m.costs.memoryBytesPerNs,
+    ),
+    interconnectBytesPerNs: m.bandwidth?.interconnectBytesPerNs ?? Infinity,
   };
 }
 
@@ -124,6 +136,11 @@ export class Contention {
   private readonly llcSum: Float64Array;
   private readonly byNode: number[][];
   private readonly byLlc: number[][];
+  private readonly all: number[];
+  /** The node each footprint task's memory is on: where it first ran (first touch). */
+  private readonly home = new WeakMap<Task, number>();
+  /** Footprint tasks running on a node other than their memory's. */
+  private offHome = 0;
 
   constructor(m: Machine) {
     this.f = sharedFigures(m);
@@ -139,6 +156,25 @@ export class Contention {
     this.byLlc = Array.from({ length: this.llcSum.length }, (_, l) =>
       m.cpus.filter((c) => c.llc === l).map((c) => c.id),
     );
+    this.all = m.cpus.map((c) => c.id);
+  }
+
+  /** The node `p`'s memory is on (set at its first run with a footprint); -1 before. */
+  homeNode(p: Task): number {
+    return this.home.get(p) ?? -1;
+  }
+
+  /**
+   * CPUs a switch on `cpu` to `next` can re-time: nearCpus, or every CPU while a task runs away
+   * from its memory (its bytes load its home node's controller and a link, wherever it runs).
+   */
+  affectedCpus(cpu: number, next: Task | null): readonly number[] {
+    const away = (p: Task | null) => {
+      if (!p?.footprint) return false;
+      const h = this.home.get(p);
+      return h !== undefined && h !== this.nodeOf[cpu];
+    };
+    return this.offHome > 0 || away(next) ? this.all : this.nearCpus(cpu);
   }
 
   /**
@@ -171,6 +207,12 @@ export class Contention {
     const d = (next?.footprint?.workingSetBytes ?? 0) - (prev?.footprint?.workingSetBytes ?? 0);
     this.l2Sum[this.l2Of[cpu]] += d;
     this.llcSum[this.llcOf[cpu]] += d;
+    const node = this.nodeOf[cpu];
+    if (prev?.footprint && this.home.get(prev) !== node) this.offHome--;
+    if (next?.footprint) {
+      if (!this.home.has(next)) this.home.set(next, node);
+      if (this.home.get(next) !== node) this.offHome++;
+    }
   }
 
   /**
@@ -187,29 +229,51 @@ export class Contention {
 
   /**
    * Sets rq.speed of every CPU in `cpus` that runs a task with a footprint, from its compute
-   * speed `speedOf(cpu)` (capacity, SMT) and the rate it gets from its LLC and its node. A level
-   * gives a task min(thread rate, speed x bytes per work) when the level's demands fit its
-   * sustained bandwidth, else its max-min fair share. A sweep's transfers overlap its work
-   * (prefetch; roofline: speed = min(compute speed, rate / bytes per work)); a random walk's
-   * dependent loads stall it (time per work = 1 / compute speed + bytes per work / rate, summed
-   * over the levels).
+   * speed `speedOf(cpu)` (capacity, SMT) and the rate it gets from its LLC and its memory. A
+   * level gives a task min(thread rate, speed x bytes per work) when the level's demands fit its
+   * sustained bandwidth, else its max-min fair share; memory away from home is also shared out
+   * on the link between the two nodes, and the task gets the smaller of the two shares. A
+   * sweep's transfers overlap its work (prefetch; roofline: speed = min(compute speed, rate /
+   * bytes per work)); a random walk's dependent loads stall it (time per work = 1 / compute
+   * speed + bytes per work / rate, summed over the levels).
    */
   retime(rqs: readonly Rq[], cpus: readonly number[], speedOf: (cpu: number) => number): void {
-    const nodes = new Set<number>();
+    const homeOf = (c: number) => this.home.get(rqs[c].curr!) ?? this.nodeOf[c];
+    const nodes = new Map<number, number[]>(); // home node -> CPUs running its tasks
     const llcs = new Set<number>();
+    const links = new Map<number, number[]>(); // node pair -> CPUs running away from home
+    const n = this.byNode.length;
+    const cpusOfNode = (c: number): number[] => {
+      const h = homeOf(c);
+      if (this.offHome === 0) return this.byNode[h];
+      return this.all.filter((o) => rqs[o].curr?.footprint && homeOf(o) === h);
+    };
     for (const c of cpus) {
-      if (rqs[c].curr?.footprint) {
-        nodes.add(this.nodeOf[c]);
-        llcs.add(this.llcOf[c]);
+      if (!rqs[c].curr?.footprint) continue;
+      llcs.add(this.llcOf[c]);
+      const h = homeOf(c);
+      if (!nodes.has(h)) nodes.set(h, cpusOfNode(c));
+      const r = this.nodeOf[c];
+      if (h !== r && this.f.interconnectBytesPerNs < Infinity) {
+        const key = Math.min(h, r) * n + Math.max(h, r);
+        if (!links.has(key))
+          links.set(
+            key,
+            this.all.filter((o) => {
+              if (!rqs[o].curr?.footprint) return false;
+              const [ho, ro] = [homeOf(o), this.nodeOf[o]];
+              return ho !== ro && Math.min(ho, ro) * n + Math.max(ho, ro) === key;
+            }),
+          );
       }
     }
     const cap = new Map<number, number>(); // sweeps: the lowest rate-bound speed
     const stall = new Map<number, number>(); // random walks: ns of transfer per ns of work
-    const apply = (members: number[], level: "llc" | "mem", capacity: number) => {
+    /** Each member's bytes per work, demand and granted rate at one level. */
+    const grant = (members: readonly number[], level: "llc" | "mem", capacity: number) => {
+      const out = new Map<number, { bytes: number; demand: number; got: number; thread: number }>();
       const ids: number[] = [];
       const demand: number[] = [];
-      const perWork: number[] = [];
-      const thread = level === "llc" ? this.f.threadLlcBytesPerNs : this.f.threadMemoryBytesPerNs;
       for (const c of members) {
         const fp = rqs[c].curr?.footprint;
         if (!fp) continue;
@@ -219,24 +283,42 @@ export class Contention {
             ? fp.bytesPerWorkNs * s.llc
             : fp.bytesPerWorkNs * s.mem * (1 + fp.writeFraction);
         if (bytes <= 0) continue;
+        const thread =
+          level === "llc"
+            ? this.f.threadLlcBytesPerNs
+            : homeOf(c) === this.nodeOf[c]
+              ? this.f.threadMemoryBytesPerNs
+              : this.f.threadRemoteBytesPerNs;
+        const d = Math.min(speedOf(c) * bytes, thread);
         ids.push(c);
-        perWork.push(bytes);
-        demand.push(Math.min(speedOf(c) * bytes, thread));
+        demand.push(d);
+        out.set(c, { bytes, demand: d, got: d, thread });
       }
       const got = new Array<number>(ids.length);
       shareOut(demand, capacity, got);
-      for (let i = 0; i < ids.length; i++) {
-        const c = ids[i];
-        if (rqs[c].curr!.footprint!.access === "sweep") {
-          cap.set(c, Math.min(cap.get(c) ?? Infinity, got[i] / perWork[i]));
-        } else {
-          const rate = (thread * got[i]) / demand[i]; // its thread rate, scaled by what it got
-          stall.set(c, (stall.get(c) ?? 0) + perWork[i] / rate);
-        }
+      for (let i = 0; i < ids.length; i++) out.get(ids[i])!.got = got[i];
+      return out;
+    };
+    const apply = (
+      g: { bytes: number; demand: number; got: number; thread: number },
+      c: number,
+    ) => {
+      if (rqs[c].curr!.footprint!.access === "sweep") {
+        cap.set(c, Math.min(cap.get(c) ?? Infinity, g.got / g.bytes));
+      } else {
+        const rate = (g.thread * g.got) / g.demand; // its thread rate, scaled by what it got
+        stall.set(c, (stall.get(c) ?? 0) + g.bytes / rate);
       }
     };
-    for (const l of llcs) apply(this.byLlc[l], "llc", this.f.llcBytesPerNs);
-    for (const n of nodes) apply(this.byNode[n], "mem", this.f.nodeBytesPerNs);
+    for (const l of llcs)
+      for (const [c, g] of grant(this.byLlc[l], "llc", this.f.llcBytesPerNs)) apply(g, c);
+    const linkGot = new Map<number, number>();
+    for (const members of links.values())
+      for (const [c, g] of grant(members, "mem", this.f.interconnectBytesPerNs))
+        linkGot.set(c, g.got);
+    for (const members of nodes.values())
+      for (const [c, g] of grant(members, "mem", this.f.nodeBytesPerNs))
+        apply({ ...g, got: Math.min(g.got, linkGot.get(c) ?? Infinity) }, c);
     for (const c of cpus) {
       if (!rqs[c].curr?.footprint) continue;
       const s = speedOf(c);

@@ -189,9 +189,11 @@ export function machineFromSpec(input: unknown, where = "machine spec"): Machine
   if (bw) {
     m.bandwidth = { nodeBytesPerNs: bw.nodeBytesPerNs.value };
     m.sources["bandwidth.nodeBytesPerNs"] = bw.nodeBytesPerNs.source;
-    if (bw.llcBytesPerNs) {
-      m.bandwidth.llcBytesPerNs = bw.llcBytesPerNs.value;
-      m.sources["bandwidth.llcBytesPerNs"] = bw.llcBytesPerNs.source;
+    for (const k of ["llcBytesPerNs", "interconnectBytesPerNs"] as const) {
+      const f = bw[k];
+      if (!f) continue;
+      m.bandwidth[k] = f.value;
+      m.sources[`bandwidth.${k}`] = f.source;
     }
   }
   return m;

@@ -95,10 +95,14 @@ export const machineSpecSchema = z
       .strictObject({ l2Bytes: sourcedNumber, llcBytes: sourcedNumber })
       .describe("cache sizes in bytes"),
     bandwidth: z
-      .strictObject({ nodeBytesPerNs: sourcedNumber, llcBytesPerNs: sourcedNumber.optional() })
+      .strictObject({
+        nodeBytesPerNs: sourcedNumber,
+        llcBytesPerNs: sourcedNumber.optional(),
+        interconnectBytesPerNs: sourcedNumber.optional(),
+      })
       .optional()
       .describe(
-        "sustained bandwidth (bytes/ns) of one memory controller (write-allocate reads included) and of one LLC, all its CPUs together; absent: docs/cost-model.md's stand-ins",
+        "sustained bandwidth (bytes/ns) of one memory controller (write-allocate reads included), of one LLC, all its CPUs together, and of the links between two nodes; absent: docs/cost-model.md's stand-ins",
       ),
     costs,
     idleStates: z

@@ -138,6 +138,11 @@ export interface SharedBandwidth {
   nodeBytesPerNs: number;
   /** One LLC instance (absent: the LLC does not limit). */
   llcBytesPerNs?: number;
+  /**
+   * The links between two NUMA nodes (QPI, UPI, xGMI): bytes they carry between the pair, all
+   * links together (absent: they do not limit; one thread's remote rate still does).
+   */
+  interconnectBytesPerNs?: number;
 }
 
 /**

@@ -1,10 +1,11 @@
 // Shared caches and memory bandwidth under load (kernel/contention.ts), on hand-built machines:
-// bandwidth shared out at a memory controller, working sets overflowing an L2 and an LLC, and
-// no effect between tasks that share no level.
+// bandwidth shared out at a memory controller, working sets overflowing an L2 and an LLC, memory
+// left on the node a task first ran on (read over the interconnect after a move), and no effect
+// between tasks that share no level.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { machineBuilder } from "../../src/machine/builder";
-import { run } from "../../src/kernel/ops";
+import { run, setAffinity } from "../../src/kernel/ops";
 import { shareOut, sharedFigures, type Footprint } from "../../src/kernel/contention";
 import { machineFromSpec, presetSpec } from "../../src/machine/presets";
 import type { Machine } from "../../src/machine/types";
@@ -191,8 +192,81 @@ test("a machine file's bandwidth reaches the model with its source; a bad figure
   assert.equal(m.sources["bandwidth.nodeBytesPerNs"], "test figure");
   assert.equal(sharedFigures(m).nodeBytesPerNs, 5);
   assert.equal(sharedFigures(m).llcBytesPerNs, Infinity);
+  assert.equal(
+    sharedFigures(m).interconnectBytesPerNs,
+    Infinity,
+    "none stated: the links do not limit",
+  );
+  // the 2-socket Haswell-EP: its QPI links' figure and one thread's remote rate
+  const hsw = machineFromSpec(presetSpec("numa-2x12x2"));
+  assert.equal(sharedFigures(hsw).interconnectBytesPerNs, 29);
+  assert.match(hsw.sources["bandwidth.interconnectBytesPerNs"], /2 QPI links at 9\.6 GT\/s/);
+  assert.equal(sharedFigures(hsw).threadRemoteBytesPerNs, 6.5);
   assert.throws(
     () => boot({ ...box(), bandwidth: { nodeBytesPerNs: 0 } }),
     /bandwidth.nodeBytesPerNs must be a number of bytes\/ns > 0/,
+  );
+});
+
+/**
+ * Work in 100 ms (from 50 ms on) of tasks that first run on one CPU (their memory's node: first
+ * touch) and after 0.1 ms of work (under 1 ms at these rates) move to another: [first cpu, then cpu].
+ */
+function workMoved(m: Machine, tasks: [number, number][], fp: Footprint): number[] {
+  const k = boot(m, "6.19");
+  const ps = tasks.map(([first, then], i) =>
+    k.spawn({
+      comm: `t${i}`,
+      cpu: first,
+      cpus: [first],
+      footprint: fp,
+      program: function* () {
+        yield run(0.1 * MS);
+        if (then !== first) yield setAffinity([then]);
+        yield run(Infinity);
+      },
+    }),
+  );
+  k.runUntil(50 * MS);
+  const before = ps.map((p) => k.workDone(p));
+  k.runUntil(150 * MS);
+  return ps.map((p, i) => k.workDone(p) - before[i]);
+}
+
+test("memory stays on the node a task first ran on: moved away, it reads at one thread's remote rate, loads its home controller, and shares the links", () => {
+  // remote rate 10 B/ns per thread; local 25; a controller sustains 20
+  const m = box();
+  m.costs.copyBytesPerNs.other_node = 10;
+  const rate = (tasks: [number, number][]) =>
+    workMoved(m, tasks, streamer).map((w) => Math.round(bytes(w, streamer)));
+  assert.deepEqual(rate([[0, 1]]), [20], "moved within its node: the controller's figure");
+  assert.deepEqual(rate([[0, 4]]), [10], "moved to the other node: one thread's remote rate");
+  // a local stream and a moved one share the home controller (equal shares of 20); the other
+  // node's controller is untouched
+  assert.deepEqual(
+    rate([
+      [0, 0],
+      [1, 4],
+      [5, 5],
+    ]),
+    [10, 10, 20],
+  );
+  // the links between the nodes carry 12 B/ns: two moved streams get 6 each, not 10
+  m.bandwidth = { nodeBytesPerNs: 20, interconnectBytesPerNs: 12 };
+  assert.deepEqual(
+    rate([
+      [0, 4],
+      [1, 5],
+    ]),
+    [6, 6],
+  );
+  // without links in the way, they get the remote rate each (20 from the home controller)
+  m.bandwidth = { nodeBytesPerNs: 20 };
+  assert.deepEqual(
+    rate([
+      [0, 4],
+      [1, 5],
+    ]),
+    [10, 10],
   );
 });

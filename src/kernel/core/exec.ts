@@ -128,7 +128,7 @@ function setCurrContended(
   baseSpeed: Float64Array,
 ): void {
   const ct = k.cache.contention;
-  const near = ct.nearCpus(rq.cpu);
+  const near = ct.affectedCpus(rq.cpu, next);
   const siblings = smtSiblings[rq.cpu];
   const stopped: number[] = [];
   for (const c of near) {
