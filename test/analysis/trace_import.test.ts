@@ -218,7 +218,7 @@ test("perf sched script's layout (comm, tid, [cpu], time, sched:event) reads as 
 
 test("a real `perf sched script` of perf bench sched pipe (Linux 6.18, perf 6.1) imports whole", async () => {
   const file = path.join(__dirname, "traces", "linux-6.18-perf-sched-script-pipe.txt.gz");
-  const text = zlib.gunzipSync(fs.readFileSync(file)).toString("utf8");
+  const text = zlib.gunzipSync(new Uint8Array(fs.readFileSync(file))).toString("utf8");
   const count = (ev: string) => text.split("\n").filter((l) => l.includes(` sched:${ev}: `)).length;
   const r = await importTraceFile(file);
   assert.equal(r.badCount, 0, JSON.stringify(r.bad.slice(0, 3)));
