@@ -93,6 +93,16 @@ const cases: Case[] = [
     make: () => topology(messaging.machine).era("6.19"),
   },
   {
+    // 60 cache hogs (2 MiB, 4 B/ns each: footprints) on 48 CPUs over two nodes: every switch of
+    // a hog re-times the CPUs sharing its caches and node (kernel/contention.ts), and a hog the
+    // balancer moves to the other node reads its memory over the QPI links
+    name: "cachehog-48cpu",
+    tasks: 60,
+    duration: 1,
+    workload: lib.workload.cacheHog({ copies: 60 }),
+    make: () => topology("numa-2x12x2").era("6.19"),
+  },
+  {
     // 8 sockets x 64 cores x 2 threads, one LLC per socket, one node per socket
     name: "pingpong-1024cpu",
     tasks: 2048,
