@@ -67,3 +67,23 @@ test("trace replay: the nearest era, patches by name, and what is missing refuse
   const noMachine = run(REAL, "--era", "6.19");
   assert.match(noMachine.stderr, /--machine is needed/);
 });
+
+test("trace replay: a perf sched script file, with a machine and an era, counts its wakeups from sched_waking", () => {
+  const perf = path.join(
+    __dirname,
+    "analysis",
+    "traces",
+    "linux-6.18-perf-sched-script-pipe.txt.gz",
+  );
+  const r = run(perf, "--machine", path.join(SHIPPED, "machine.json"), "--era", "6.19", "--json");
+  assert.equal(r.status, 0, r.stderr);
+  const j = JSON.parse(r.stdout);
+  const rows = new Map(
+    j.baseline.rows.map((x: { figure: string; real: number }) => [x.figure, x.real]),
+  );
+  // perf sched record keeps sched_waking only: 211 of its 212 wakings find the task neither
+  // running nor woken already
+  assert.equal(rows.get("wakeups"), 211);
+  assert.equal(rows.get("tasks matched"), 7);
+  assert.equal(j.baseline.metrics.replay_unfinished, 0);
+});
