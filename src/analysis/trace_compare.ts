@@ -39,6 +39,8 @@ export interface TraceFigures {
    * idle then: what waking an idle CPU costs (its idle exit, the IPI or the polling wakeup).
    */
   idleWakeLatencyNs: number[];
+  /** How long the woken CPU had been idle when each of those wakeups began, ns (same order). */
+  idleWakeIdleNs: number[];
 }
 
 /** The figures of a trace (pid 0, the idle task, is no task). */
@@ -75,12 +77,16 @@ export function traceFigures(records: readonly TraceRecord[], nrCpus?: number): 
   const current = new Map<number, number>(); // cpu -> pid running there
   const idleWoken = new Map<number, number>(); // pid -> waking time, target idle on another CPU
   const idleWakeLatencyNs: number[] = [];
+  const idleWakeIdleNs: number[] = [];
+  const idleFrom = new Map<number, number>(); // cpu -> when it switched to idle
+  const idleFor = new Map<number, number>(); // pid -> how long its target CPU had been idle
   const wokenAt = new Map<number, number>();
   const lastCpu = new Map<number, number>();
   const wakingCpu = new Map<number, number>();
   for (const r of recs) {
     if (r.type === "sched_switch") {
       current.set(r.cpu, r.nextPid);
+      if (r.nextPid === 0) idleFrom.set(r.cpu, r.t);
       running.delete(r.prevPid);
       running.add(r.nextPid);
       if (r.prevPid !== 0) of(r.prevPid, r.prevComm).switches++;
@@ -88,6 +94,7 @@ export function traceFigures(records: readonly TraceRecord[], nrCpus?: number): 
       const iw = idleWoken.get(r.nextPid);
       if (iw !== undefined) {
         idleWakeLatencyNs.push(r.t - iw);
+        idleWakeIdleNs.push(idleFor.get(r.nextPid) ?? 0);
         idleWoken.delete(r.nextPid);
       }
       const f = of(r.nextPid, r.nextComm);
@@ -117,8 +124,10 @@ export function traceFigures(records: readonly TraceRecord[], nrCpus?: number): 
         (current.get(r.cpu) ?? 0) !== 0 &&
         r.targetCpu !== r.cpu &&
         current.get(r.targetCpu) === 0
-      )
+      ) {
         idleWoken.set(r.pid, r.t);
+        idleFor.set(r.pid, r.t - (idleFrom.get(r.targetCpu) ?? r.t));
+      }
     } else if (r.type === "sched_wakeup") {
       const f = of(r.pid, r.comm);
       f.wakeups++;
@@ -145,6 +154,7 @@ export function traceFigures(records: readonly TraceRecord[], nrCpus?: number): 
     utilisation: busy.map((b) => (span > 0 ? b / span : 0)),
     runqueue: rq,
     idleWakeLatencyNs,
+    idleWakeIdleNs,
   };
 }
 

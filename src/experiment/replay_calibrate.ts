@@ -63,3 +63,63 @@ export async function calibrateHaltExit(where: string): Promise<HaltExitCalibrat
     modelCount: check.comparison.simulated.idleWakeLatencyNs.length,
   };
 }
+
+/**
+ * KVM_HALT_POLL_NS_DEFAULT (arch/x86/include/asm/kvm_host.h): the most a KVM host polls for a
+ * halted vCPU's wakeup before it puts the vCPU thread to sleep (`halt_poll_ns`; the window adapts
+ * per vCPU between 0 and it, growing from 10 us on short halts: virt/kvm/kvm_main.c).
+ */
+export const KVM_HALT_POLL_NS_DEFAULT = 200_000;
+
+/** What calibrateHaltPollExit found. */
+export interface HaltPollCalibration {
+  pollNs: number;
+  /** The target: median latency of the trace's wakeups to a CPU idle longer than pollNs, ns. */
+  realP50Ns: number;
+  realCount: number;
+  /** The calibrated exit after the host stopped polling, ns. */
+  exitNs: number;
+  /** The model's median over its own such wakeups with both exits set (the check), ns. */
+  checkP50Ns: number;
+  modelCount: number;
+}
+
+/**
+ * The exit of a vCPU halted longer than the host polls for it, calibrated in closed form on one
+ * figure named in advance: the median latency of the recording's wakeups to a CPU idle for more
+ * than `pollNs` (idle measured from its switch to idle; interrupts in between are not in a sched
+ * trace). The model's own wake path at exit 0 is `fast.baseP50Ns`, as for the fast exit.
+ */
+export async function calibrateHaltPollExit(
+  where: string,
+  fast: HaltExitCalibration,
+  pollNs = KVM_HALT_POLL_NS_DEFAULT,
+): Promise<HaltPollCalibration> {
+  const rec = await readRecording(where);
+  if (!rec.recording.machineFile)
+    throw new Error(`calibrate halt poll: no machine.json beside ${rec.recording.traceFile}`);
+  const machine = withHaltExit(machineFromFile(rec.recording.machineFile), fast.exitLatencyNs);
+  const longer = (f: { idleWakeLatencyNs: number[]; idleWakeIdleNs: number[] }) =>
+    f.idleWakeLatencyNs.filter((_, i) => f.idleWakeIdleNs[i] > pollNs);
+  const p50 = (xs: number[]) => (xs.length ? percentile(xs, 50) : Number.NaN);
+  const first = await replayRecording(rec, { mode: "closed", machine });
+  const real = longer(first.comparison.real);
+  if (real.length === 0)
+    throw new Error(
+      `calibrate halt poll: ${where} has no wakeup of a CPU idle longer than ${pollNs} ns`,
+    );
+  const realP50Ns = p50(real);
+  const exitNs = Math.max(0, Math.round(realP50Ns - fast.baseP50Ns));
+  const hlt = machine.idleStates.find((s) => s.name === "HLT")!;
+  hlt.haltPoll = { pollNs, exitNs };
+  const check = await replayRecording(rec, { mode: "closed", machine });
+  const model = longer(check.comparison.simulated);
+  return {
+    pollNs,
+    realP50Ns,
+    realCount: real.length,
+    exitNs,
+    checkP50Ns: p50(model),
+    modelCount: model.length,
+  };
+}

@@ -175,6 +175,11 @@ export function machineFromSpec(input: unknown, where = "machine spec"): Machine
       };
       st.exitDraw = { core: part("core"), packageExtra: part("packageExtra") };
     }
+    if (s.haltPoll) {
+      st.haltPoll = { pollNs: s.haltPoll.pollNs.value, exitNs: s.haltPoll.exitNs.value };
+      sources[`idle.${s.name}.haltPoll.pollNs`] = s.haltPoll.pollNs.source;
+      sources[`idle.${s.name}.haltPoll.exitNs`] = s.haltPoll.exitNs.source;
+    }
     return st;
   });
   b.idleStates(states);

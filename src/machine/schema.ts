@@ -135,6 +135,12 @@ export const machineSpecSchema = z
             .describe(
               "exit times drawn per exit (lognormal), where the table figure is a package state's worst case; instead of coreExitLatencyNs",
             ),
+          haltPoll: z
+            .strictObject({ pollNs: sourcedNumber, exitNs: sourcedNumber })
+            .optional()
+            .describe(
+              "a virtual CPU's halt: after more than pollNs of halt (the host's halt polling window) a wakeup pays exitNs instead of exitLatencyNs",
+            ),
         }),
       )
       .describe("cpuidle states, shallow to deep"),

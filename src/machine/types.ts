@@ -64,6 +64,13 @@ export interface IdleState {
    * Needs `packageScope`.
    */
   exitDraw?: IdleExitDraw;
+  /**
+   * A virtual CPU's halt under a host that polls for its wakeup for a while (KVM halt polling,
+   * `virt/kvm/kvm_main.c` `kvm_vcpu_halt`, up to `halt_poll_ns`) and then puts the vCPU thread to
+   * sleep: a wakeup after more than `pollNs` of halt pays `exitNs` (the host scheduler waking
+   * the vCPU thread, then the entry into the guest) instead of exitLatencyNs.
+   */
+  haltPoll?: { pollNs: number; exitNs: number };
 }
 
 /** A lognormal exit time: its median and the standard deviation of its natural log. */

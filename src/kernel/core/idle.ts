@@ -110,11 +110,13 @@ export function recordIdle(
  * has no separate core figure, or when every CPU of its package scope is offline or idle in this
  * state or deeper (a package C-state request is the shallowest core request of its cores; a
  * Xeon's PC6 needs every CPU of every socket in CC6); otherwise the core-only exit. A state with
- * `exitDraw` draws its exits instead (drawnExitNs).
+ * `exitDraw` draws its exits instead (drawnExitNs). A virtual CPU's halt (`haltPoll`) pays the
+ * slower exit once it has been halted longer than the host polls for it.
  */
 export function exitLatencyNs(states: readonly IdleState[], rq: Rq, at = 0): number {
   if (rq.curr !== null || rq.idleStateIdx < 0) return 0;
   const s = states[rq.idleStateIdx];
+  if (s.haltPoll !== undefined && at - rq.idleSince > s.haltPoll.pollNs) return s.haltPoll.exitNs;
   if (s.exitDraw !== undefined) return drawnExitNs(s, s.exitDraw, rq, at);
   if (s.coreExitLatencyNs === undefined) return s.exitLatencyNs;
   const peers = s.packageScope === "system" ? rq.idleSystem : rq.idlePackage;

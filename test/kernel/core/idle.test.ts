@@ -317,3 +317,26 @@ test("drawn exit on the wakeup path: the waker keeps the package awake, a timer 
   const extra = r.delay - polled.delay;
   assert.ok(extra >= 30_000 && extra < 35_000, `remote wake ${extra} ns extra`);
 });
+
+test("a vCPU's halt: the fast exit while the host still polls, the slow one after pollNs of halt", () => {
+  const HLT: IdleState = {
+    name: "HLT",
+    exitLatencyNs: 10_000,
+    targetResidencyNs: 0,
+    polling: false,
+    haltPoll: { pollNs: 200_000, exitNs: 90_000 },
+  };
+  const k = kernel(HLT);
+  const rq = k.rqs[1];
+  rq.idleStateIdx = 0;
+  rq.idleSince = 1_000_000;
+  const states = k.machine.idleStates;
+  assert.equal(exitLatencyNs(states, rq, 1_150_000), 10_000, "halted 150 us: the host polls");
+  assert.equal(exitLatencyNs(states, rq, 1_200_000), 10_000, "halted exactly pollNs");
+  assert.equal(exitLatencyNs(states, rq, 1_250_000), 90_000, "halted 250 us: the slow exit");
+  // a timer wakeup after a 1 ms sleep finds its CPU halted for 1 ms
+  const slow = timerWakeDelay(HLT) - timerWakeDelay(FREE);
+  assert.ok(slow >= 90_000 && slow <= 95_000, `timer wake ${slow} ns`);
+  const noPoll = timerWakeDelay({ ...HLT, haltPoll: undefined }) - timerWakeDelay(FREE);
+  assert.ok(noPoll >= 10_000 && noPoll <= 15_000, `without haltPoll ${noPoll} ns`);
+});
