@@ -15,6 +15,7 @@ import {
   calibrateHaltPollExit,
   KVM_HALT_POLL_NS_DEFAULT,
 } from "../src/experiment/replay_calibrate";
+import { readRecording } from "../src/experiment/replay_run";
 
 export const TRACES_DIR = path.join(__dirname, "..", "data", "traces");
 /** The recording whose figure calibrates the box. */
@@ -27,9 +28,9 @@ export async function haltExitFigures(): Promise<{
   exitLatencyNs: Sourced;
   haltPoll: { pollNs: Sourced; exitNs: Sourced };
 }> {
-  const where = path.join(TRACES_DIR, CALIBRATION_RECORDING);
-  const c = await calibrateHaltExit(where);
-  const p = await calibrateHaltPollExit(where, c, KVM_HALT_POLL_NS_DEFAULT);
+  const rec = await readRecording(path.join(TRACES_DIR, CALIBRATION_RECORDING));
+  const c = await calibrateHaltExit(rec);
+  const p = await calibrateHaltPollExit(rec, c, KVM_HALT_POLL_NS_DEFAULT);
   const us = (ns: number) => (ns / 1000).toFixed(2);
   const exitLatencyNs = {
     value: c.exitLatencyNs,

@@ -7,7 +7,13 @@
 import { machineFromFile } from "../machine/presets";
 import type { Machine } from "../machine/types";
 import { percentile } from "../analysis/stats";
+import { traceFigures } from "../analysis/trace_compare";
 import { readRecording, replayRecording } from "./replay_run";
+
+/** A recording by its directory, or as readRecording gave it (read once for both calibrations). */
+type RecordingSource = string | Awaited<ReturnType<typeof readRecording>>;
+const read = (where: RecordingSource) =>
+  typeof where === "string" ? readRecording(where) : Promise.resolve(where);
 
 /** What calibrateHaltExit found. */
 export interface HaltExitCalibration {
@@ -36,8 +42,8 @@ function withHaltExit(m: Machine, ns: number): Machine {
 }
 
 /** Calibrates the HLT exit latency of a recording's machine on its trace (closed replay). */
-export async function calibrateHaltExit(where: string): Promise<HaltExitCalibration> {
-  const rec = await readRecording(where);
+export async function calibrateHaltExit(where: RecordingSource): Promise<HaltExitCalibration> {
+  const rec = await read(where);
   if (!rec.recording.machineFile)
     throw new Error(`calibrate halt exit: no machine.json beside ${rec.recording.traceFile}`);
   const machine = machineFromFile(rec.recording.machineFile);
@@ -47,7 +53,7 @@ export async function calibrateHaltExit(where: string): Promise<HaltExitCalibrat
   const baseP50Ns = p50(base.comparison.simulated.idleWakeLatencyNs);
   if (!Number.isFinite(realP50Ns) || !Number.isFinite(baseP50Ns))
     throw new Error(
-      `calibrate halt exit: ${where} has no wakeup of an idle CPU from a task on another CPU (real ${base.comparison.real.idleWakeLatencyNs.length}, model ${base.comparison.simulated.idleWakeLatencyNs.length})`,
+      `calibrate halt exit: ${rec.recording.traceFile} has no wakeup of an idle CPU from a task on another CPU (real ${base.comparison.real.idleWakeLatencyNs.length}, model ${base.comparison.simulated.idleWakeLatencyNs.length})`,
     );
   const exitLatencyNs = Math.max(0, Math.round(realP50Ns - baseP50Ns));
   const check = await replayRecording(rec, {
@@ -91,22 +97,22 @@ export interface HaltPollCalibration {
  * trace). The model's own wake path at exit 0 is `fast.baseP50Ns`, as for the fast exit.
  */
 export async function calibrateHaltPollExit(
-  where: string,
+  where: RecordingSource,
   fast: HaltExitCalibration,
   pollNs = KVM_HALT_POLL_NS_DEFAULT,
 ): Promise<HaltPollCalibration> {
-  const rec = await readRecording(where);
+  const rec = await read(where);
   if (!rec.recording.machineFile)
     throw new Error(`calibrate halt poll: no machine.json beside ${rec.recording.traceFile}`);
   const machine = withHaltExit(machineFromFile(rec.recording.machineFile), fast.exitLatencyNs);
   const longer = (f: { idleWakeLatencyNs: number[]; idleWakeIdleNs: number[] }) =>
     f.idleWakeLatencyNs.filter((_, i) => f.idleWakeIdleNs[i] > pollNs);
   const p50 = (xs: number[]) => (xs.length ? percentile(xs, 50) : Number.NaN);
-  const first = await replayRecording(rec, { mode: "closed", machine });
-  const real = longer(first.comparison.real);
+  // the target comes from the trace alone: no replay is needed for it
+  const real = longer(traceFigures(rec.trace.records, rec.trace.nrCpus));
   if (real.length === 0)
     throw new Error(
-      `calibrate halt poll: ${where} has no wakeup of a CPU idle longer than ${pollNs} ns`,
+      `calibrate halt poll: ${rec.recording.traceFile} has no wakeup of a CPU idle longer than ${pollNs} ns`,
     );
   const realP50Ns = p50(real);
   const exitNs = Math.max(0, Math.round(realP50Ns - fast.baseP50Ns));

@@ -159,11 +159,6 @@ export class Contention {
     this.all = m.cpus.map((c) => c.id);
   }
 
-  /** The node `p`'s memory is on (set at its first run with a footprint); -1 before. */
-  homeNode(p: Task): number {
-    return this.home.get(p) ?? -1;
-  }
-
   /**
    * CPUs a switch on `cpu` to `next` can re-time: nearCpus, or every CPU while a task runs away
    * from its memory (its bytes load its home node's controller and a link, wherever it runs).
@@ -243,6 +238,11 @@ export class Contention {
     const llcs = new Set<number>();
     const links = new Map<number, number[]>(); // node pair -> CPUs running away from home
     const n = this.byNode.length;
+    // the link a CPU's task crosses: the unordered pair (home, here), -1 when it is home
+    const linkOf = (c: number) => {
+      const [h, r] = [homeOf(c), this.nodeOf[c]];
+      return h === r ? -1 : Math.min(h, r) * n + Math.max(h, r);
+    };
     const cpusOfNode = (c: number): number[] => {
       const h = homeOf(c);
       if (this.offHome === 0) return this.byNode[h];
@@ -253,19 +253,12 @@ export class Contention {
       llcs.add(this.llcOf[c]);
       const h = homeOf(c);
       if (!nodes.has(h)) nodes.set(h, cpusOfNode(c));
-      const r = this.nodeOf[c];
-      if (h !== r && this.f.interconnectBytesPerNs < Infinity) {
-        const key = Math.min(h, r) * n + Math.max(h, r);
-        if (!links.has(key))
-          links.set(
-            key,
-            this.all.filter((o) => {
-              if (!rqs[o].curr?.footprint) return false;
-              const [ho, ro] = [homeOf(o), this.nodeOf[o]];
-              return ho !== ro && Math.min(ho, ro) * n + Math.max(ho, ro) === key;
-            }),
-          );
-      }
+      const key = linkOf(c);
+      if (key >= 0 && this.f.interconnectBytesPerNs < Infinity && !links.has(key))
+        links.set(
+          key,
+          this.all.filter((o) => rqs[o].curr?.footprint && linkOf(o) === key),
+        );
     }
     const cap = new Map<number, number>(); // sweeps: the lowest rate-bound speed
     const stall = new Map<number, number>(); // random walks: ns of transfer per ns of work
